@@ -1,0 +1,165 @@
+/**
+ * The gateway's error hierarchy. Domain code throws these; compat/ renders them
+ * in the route family's shape (OpenAI or Anthropic). Messages never carry API
+ * keys, upstream auth headers or prompt bodies.
+ */
+
+export type GatewayErrorCode =
+  | 'INVALID_REQUEST'
+  | 'UNSUPPORTED_ENDPOINT'
+  | 'UNSUPPORTED_FEATURE'
+  | 'MISSING_HEADER'
+  | 'INVALID_FORMAT'
+  | 'INVALID_KEY'
+  | 'INSUFFICIENT_CREDITS'
+  | 'DAILY_LIMIT_EXCEEDED'
+  | 'ACCOUNT_DISABLED'
+  | 'IP_ACCESS_DENIED'
+  | 'PLAN_RESTRICTED'
+  | 'ACCESS_NOT_GRANTED'
+  | 'USAGE_CHECK_REJECTED'
+  | 'FORBIDDEN'
+  | 'NOT_FOUND'
+  | 'MODEL_NOT_FOUND'
+  | 'METHOD_NOT_ALLOWED'
+  | 'VIDEO_NOT_READY'
+  | 'PAYLOAD_TOO_LARGE'
+  | 'UNSUPPORTED_MEDIA_TYPE'
+  | 'RATE_LIMITED'
+  | 'UPSTREAM_ERROR'
+  | 'UPSTREAM_TIMEOUT'
+  | 'INTERNAL_ERROR'
+  | 'UNAUTHORIZED_ADMIN';
+
+/** HTTP status per code (GAPS.md "Errors: status codes and codes"). */
+export const STATUS_BY_CODE: Record<GatewayErrorCode, number> = {
+  INVALID_REQUEST: 400,
+  UNSUPPORTED_ENDPOINT: 400,
+  UNSUPPORTED_FEATURE: 400,
+  MISSING_HEADER: 401,
+  INVALID_FORMAT: 401,
+  INVALID_KEY: 401,
+  UNAUTHORIZED_ADMIN: 401,
+  INSUFFICIENT_CREDITS: 402,
+  DAILY_LIMIT_EXCEEDED: 402,
+  ACCOUNT_DISABLED: 403,
+  IP_ACCESS_DENIED: 403,
+  PLAN_RESTRICTED: 403,
+  ACCESS_NOT_GRANTED: 403,
+  USAGE_CHECK_REJECTED: 403,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  MODEL_NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  VIDEO_NOT_READY: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  RATE_LIMITED: 429,
+  INTERNAL_ERROR: 500,
+  UPSTREAM_ERROR: 502,
+  UPSTREAM_TIMEOUT: 504,
+};
+
+const AUTH_CODES = new Set<GatewayErrorCode>([
+  'MISSING_HEADER',
+  'INVALID_FORMAT',
+  'INVALID_KEY',
+  'ACCOUNT_DISABLED',
+  'IP_ACCESS_DENIED',
+]);
+
+export interface GatewayErrorOptions {
+  param?: string | null;
+  /** Overrides the status of the code (a relayed provider 4xx keeps its status). */
+  status?: number;
+  /** Seconds, for 429 answers. */
+  retryAfter?: number;
+  cause?: unknown;
+}
+
+export class GatewayError extends Error {
+  readonly code: GatewayErrorCode;
+  readonly status: number;
+  readonly param: string | null;
+  readonly retryAfter: number | undefined;
+
+  constructor(code: GatewayErrorCode, message: string, options: GatewayErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'GatewayError';
+    this.code = code;
+    this.status = options.status ?? STATUS_BY_CODE[code];
+    this.param = options.param ?? null;
+    this.retryAfter = options.retryAfter;
+  }
+
+  /** Authentication errors carry `reference_id` and `timestamp` (SPEC "Error object"). */
+  get isAuthError(): boolean {
+    return AUTH_CODES.has(this.code);
+  }
+}
+
+export interface UpstreamErrorOptions {
+  status: number;
+  provider: string;
+  upstreamRequestId?: string | null;
+  retryable: boolean;
+  /** Seconds the provider asked us to wait (retry-after). */
+  retryAfter?: number;
+  /** Provider's error type/code when it gave one (e.g. `invalid_request_error`). */
+  upstreamType?: string | null;
+  upstreamParam?: string | null;
+  cause?: unknown;
+}
+
+/**
+ * A failure of the provider, before or during its answer. `status` is the
+ * provider's HTTP status (0 for connection failures, 504 for timeouts).
+ */
+export class UpstreamError extends Error {
+  readonly status: number;
+  readonly provider: string;
+  readonly upstreamRequestId: string | null;
+  readonly retryable: boolean;
+  readonly retryAfter: number | undefined;
+  readonly upstreamType: string | null;
+  readonly upstreamParam: string | null;
+  readonly timeout: boolean;
+
+  constructor(message: string, options: UpstreamErrorOptions & { timeout?: boolean }) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'UpstreamError';
+    this.status = options.status;
+    this.provider = options.provider;
+    this.upstreamRequestId = options.upstreamRequestId ?? null;
+    this.retryable = options.retryable;
+    this.retryAfter = options.retryAfter;
+    this.upstreamType = options.upstreamType ?? null;
+    this.upstreamParam = options.upstreamParam ?? null;
+    this.timeout = options.timeout ?? false;
+  }
+
+  /** How the client sees this failure (GAPS.md: relayed 4xx keep status; 5xx → 502; timeout → 504). */
+  toGatewayError(): GatewayError {
+    if (this.timeout) {
+      return new GatewayError('UPSTREAM_TIMEOUT', `The provider did not answer in time: ${this.message}`, { cause: this });
+    }
+    if (this.status >= 400 && this.status < 500) {
+      if (this.status === 429) {
+        return new GatewayError('RATE_LIMITED', `The provider is rate limiting requests: ${this.message}`, {
+          cause: this,
+          retryAfter: this.retryAfter,
+        });
+      }
+      const code = this.status === 400 || this.status === 422 ? 'UNSUPPORTED_FEATURE' : 'INVALID_REQUEST';
+      return new GatewayError(code, this.message, { status: this.status, param: this.upstreamParam, cause: this });
+    }
+    return new GatewayError('UPSTREAM_ERROR', `The provider failed: ${this.message}`, { cause: this });
+  }
+}
+
+/** Any thrown value as a GatewayError (unknown errors become INTERNAL_ERROR without leaking details). */
+export function toGatewayError(error: unknown): GatewayError {
+  if (error instanceof GatewayError) return error;
+  if (error instanceof UpstreamError) return error.toGatewayError();
+  return new GatewayError('INTERNAL_ERROR', 'The gateway failed to process the request.', { cause: error });
+}

@@ -1,0 +1,28 @@
+import type { z } from 'zod';
+import { GatewayError } from './errors.js';
+
+/** Dotted path of a zod issue (`messages.0.content`), as the `param` of an error. */
+export function issuePath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const key of path) {
+    if (typeof key === 'number') out += `[${key}]`;
+    else out += out ? `.${String(key)}` : String(key);
+  }
+  return out;
+}
+
+/** Converts a zod error into a 400 INVALID_REQUEST naming the first field at fault. */
+export function zodToGatewayError(error: z.ZodError): GatewayError {
+  const issue = error.issues[0];
+  const param = issue ? issuePath(issue.path) : null;
+  const message = issue
+    ? `Invalid value for '${param || 'body'}': ${issue.message}`
+    : 'The request body is invalid.';
+  return new GatewayError('INVALID_REQUEST', message, { param: param || null, cause: error });
+}
+
+export function parseOrThrow<T extends z.ZodType>(schema: T, value: unknown): z.infer<T> {
+  const result = schema.safeParse(value);
+  if (!result.success) throw zodToGatewayError(result.error);
+  return result.data;
+}
