@@ -1,0 +1,84 @@
+import { GatewayError } from '../server/errors.js';
+
+export type ErrorFamily = 'openai' | 'anthropic';
+
+/** OpenAI-shape `error.type` per status (the SDKs pick their class from the status alone). */
+function openAIErrorType(status: number): string {
+  if (status === 401) return 'authentication_error';
+  if (status === 402) return 'billing_error';
+  if (status === 403) return 'permission_error';
+  if (status === 404) return 'not_found_error';
+  if (status === 429) return 'rate_limit_error';
+  if (status >= 500) return 'api_error';
+  return 'invalid_request_error';
+}
+
+/** Anthropic error types per status (PROTOCOLS.md §3). */
+export function anthropicErrorType(status: number): string {
+  switch (status) {
+    case 401:
+      return 'authentication_error';
+    case 402:
+      return 'billing_error';
+    case 403:
+      return 'permission_error';
+    case 404:
+      return 'not_found_error';
+    case 413:
+      return 'request_too_large';
+    case 429:
+      return 'rate_limit_error';
+    case 504:
+      return 'timeout_error';
+    case 529:
+      return 'overloaded_error';
+    default:
+      return status >= 500 ? 'api_error' : 'invalid_request_error';
+  }
+}
+
+export interface RenderedError {
+  status: number;
+  headers: Record<string, string>;
+  body: Record<string, unknown>;
+}
+
+/** The error body of a route family (GAPS.md "Errors"); auth errors carry reference_id and timestamp. */
+export function renderError(family: ErrorFamily, error: GatewayError, requestId: string): RenderedError {
+  const headers: Record<string, string> = {};
+  if (error.retryAfter !== undefined) headers['retry-after'] = String(Math.max(0, Math.ceil(error.retryAfter)));
+  const extra: Record<string, unknown> = {};
+  if (error.isAuthError) {
+    extra.reference_id = requestId;
+    extra.timestamp = new Date().toISOString();
+  }
+  if (family === 'anthropic') {
+    return {
+      status: error.status,
+      headers,
+      body: {
+        type: 'error',
+        error: { type: anthropicErrorType(error.status), message: error.message, code: error.code, ...(error.param ? { param: error.param } : {}), ...extra },
+        request_id: requestId,
+      },
+    };
+  }
+  return {
+    status: error.status,
+    headers,
+    body: { error: { message: error.message, type: openAIErrorType(error.status), param: error.param, code: error.code, ...extra } },
+  };
+}
+
+/** The in-band error frame of a stream whose headers are already sent. */
+export function renderStreamError(format: 'chat' | 'messages' | 'responses', error: GatewayError): { event?: string; data: unknown } {
+  if (format === 'messages') {
+    return { event: 'error', data: { type: 'error', error: { type: anthropicErrorType(error.status), message: error.message } } };
+  }
+  if (format === 'responses') {
+    return { event: 'error', data: { type: 'error', code: error.code, message: error.message, param: error.param, sequence_number: 0 } };
+  }
+  return { data: { error: { message: error.message, type: openAIErrorType(error.status), param: error.param, code: error.code } } };
+}
+
+export { GatewayError };

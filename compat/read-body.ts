@@ -1,0 +1,48 @@
+import type { IncomingMessage } from 'node:http';
+import { GatewayError } from '../server/errors.js';
+
+/** Reads a request body up to `limit` bytes (413 PAYLOAD_TOO_LARGE past it). */
+export async function readRawBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) {
+    req.resume();
+    throw new GatewayError('PAYLOAD_TOO_LARGE', `The request body is larger than ${limit} bytes.`);
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > limit) {
+      req.resume();
+      throw new GatewayError('PAYLOAD_TOO_LARGE', `The request body is larger than ${limit} bytes.`);
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+}
+
+function isJsonContentType(contentType: string | undefined): boolean {
+  if (!contentType) return true;
+  const mediaType = contentType.split(';')[0]!.trim().toLowerCase();
+  return mediaType === 'application/json' || mediaType.endsWith('+json');
+}
+
+/** A JSON object body: 415 for another content type, 400 for broken or non-object JSON. */
+export async function readJsonBody(req: IncomingMessage, limit: number): Promise<{ value: Record<string, unknown>; raw: Buffer }> {
+  if (!isJsonContentType(req.headers['content-type'])) {
+    req.resume();
+    throw new GatewayError('UNSUPPORTED_MEDIA_TYPE', `Expected an application/json body, got "${req.headers['content-type']}".`);
+  }
+  const raw = await readRawBody(req, limit);
+  if (raw.length === 0) throw new GatewayError('INVALID_REQUEST', 'The request body is empty; a JSON object is required.');
+  let value: unknown;
+  try {
+    value = JSON.parse(raw.toString('utf8'));
+  } catch (error) {
+    throw new GatewayError('INVALID_REQUEST', `The request body is not valid JSON: ${(error as Error).message}`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new GatewayError('INVALID_REQUEST', 'The request body must be a JSON object.');
+  }
+  return { value: value as Record<string, unknown>, raw };
+}

@@ -1,0 +1,42 @@
+import type { AppCaller } from '../routers/_app.js';
+import type { ErrorFamily } from './error-body.js';
+
+export type StreamFormat = 'chat' | 'messages' | 'responses';
+
+export interface RouteInput {
+  body: Record<string, unknown>;
+  params: Record<string, string>;
+  query: Record<string, string>;
+}
+
+/** One public route: where it lives, how its body is read, which procedure serves it, how errors look. */
+export interface CompatRoute {
+  method: 'GET' | 'POST' | 'DELETE';
+  path: string;
+  family: ErrorFamily;
+  body: 'json' | 'none';
+  /** The SSE dialect of a streamed answer; unset for routes that never stream. */
+  streamFormat?: StreamFormat;
+  summary: string;
+  invoke(caller: AppCaller, input: RouteInput): Promise<unknown>;
+}
+
+/** The public REST surface. Every row calls a tRPC procedure through the in-process caller. */
+export const ROUTES: CompatRoute[] = [
+  {
+    method: 'GET',
+    path: '/v1/models',
+    family: 'openai',
+    body: 'none',
+    summary: 'List models',
+    invoke: (caller) => caller.models.list(),
+  },
+  {
+    method: 'GET',
+    path: '/v1/models/:id',
+    family: 'openai',
+    body: 'none',
+    summary: 'Get a model',
+    invoke: (caller, input) => caller.models.get({ id: input.params.id! }),
+  },
+];

@@ -1,0 +1,57 @@
+import type { ServerResponse } from 'node:http';
+
+/**
+ * Writes SSE frames with backpressure: when the socket buffer is full it waits
+ * for `drain`, or for `close` (the client left). Listeners are removed after
+ * every wait so long streams do not accumulate them.
+ */
+export class SseWriter {
+  private closed = false;
+
+  constructor(private readonly res: ServerResponse) {
+    res.once('close', () => {
+      this.closed = true;
+    });
+  }
+
+  get isClosed(): boolean {
+    return this.closed || this.res.destroyed;
+  }
+
+  writeHead(status: number, headers: Record<string, string>): void {
+    this.res.writeHead(status, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+      ...headers,
+    });
+    this.res.flushHeaders();
+  }
+
+  /** Writes a chunk; resolves when it may be followed by more (false if the client left). */
+  async write(chunk: string | Uint8Array): Promise<boolean> {
+    if (this.isClosed) return false;
+    if (this.res.write(chunk)) return true;
+    return new Promise<boolean>((resolve) => {
+      const done = (open: boolean) => {
+        this.res.off('drain', onDrain);
+        this.res.off('close', onClose);
+        resolve(open);
+      };
+      const onDrain = () => done(true);
+      const onClose = () => done(false);
+      this.res.on('drain', onDrain);
+      this.res.on('close', onClose);
+    });
+  }
+
+  end(): void {
+    if (!this.res.writableEnded) this.res.end();
+  }
+}
+
+export function formatEvent(data: unknown, event?: string): string {
+  const payload = typeof data === 'string' ? data : JSON.stringify(data);
+  return event === undefined ? `data: ${payload}\n\n` : `event: ${event}\ndata: ${payload}\n\n`;
+}

@@ -1,0 +1,136 @@
+import { mkdirSync } from 'node:fs';
+import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
+import pg from 'pg';
+import type { Database } from './schema.js';
+import { LATEST_MIGRATION, migrationProvider } from './migrations/index.js';
+import { PGlitePool } from './pglite-pool.js';
+
+// BIGINT columns hold micro-credits and counters far below 2^53: read them as numbers.
+pg.types.setTypeParser(20, (value: string) => Number(value));
+
+export type DatabaseKind = 'postgres' | 'pglite';
+export type NotificationHandler = (payload: string) => void;
+
+export interface DatabaseHandle {
+  db: Kysely<Database>;
+  kind: DatabaseKind;
+  /** Subscribes to a PostgreSQL notification channel; `onReconnect` runs when notifications may have been missed. */
+  listen(channel: string, handler: NotificationHandler, onReconnect?: () => void): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface DatabaseOptions {
+  databaseUrl?: string;
+  /** PGlite data directory; `memory://` for an in-memory database. */
+  dataDir: string;
+  poolSize?: number;
+  log?: (event: string, fields: Record<string, unknown>) => void;
+}
+
+export class DataDirectoryLockedError extends Error {}
+
+export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
+  return options.databaseUrl ? openPostgres(options.databaseUrl, options) : openPGlite(options.dataDir);
+}
+
+async function openPostgres(databaseUrl: string, options: DatabaseOptions): Promise<DatabaseHandle> {
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: options.poolSize ?? 10 });
+  pool.on('error', (error) => options.log?.('db.pool_error', { message: error.message }));
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  let listener: pg.Client | undefined;
+  const handlers = new Map<string, NotificationHandler[]>();
+  const reconnectHandlers: Array<() => void> = [];
+  let closed = false;
+
+  async function connectListener(): Promise<void> {
+    const client = new pg.Client({ connectionString: databaseUrl });
+    client.on('notification', (message) => {
+      for (const handler of handlers.get(message.channel) ?? []) handler(message.payload ?? '');
+    });
+    client.on('error', (error) => {
+      options.log?.('db.listener_error', { message: error.message });
+    });
+    client.on('end', () => {
+      if (closed) return;
+      listener = undefined;
+      setTimeout(() => {
+        connectListener()
+          .then(() => reconnectHandlers.forEach((handler) => handler()))
+          .catch((error: Error) => options.log?.('db.listener_reconnect_failed', { message: error.message }));
+      }, 500).unref();
+    });
+    await client.connect();
+    for (const channel of handlers.keys()) await client.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+    listener = client;
+  }
+
+  return {
+    db,
+    kind: 'postgres',
+    async listen(channel, handler, onReconnect) {
+      const existing = handlers.get(channel);
+      if (existing) existing.push(handler);
+      else handlers.set(channel, [handler]);
+      if (onReconnect) reconnectHandlers.push(onReconnect);
+      if (!listener) await connectListener();
+      else if (!existing) await listener.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+    },
+    async close() {
+      closed = true;
+      await listener?.end().catch(() => undefined);
+      await db.destroy();
+    },
+  };
+}
+
+async function openPGlite(dataDir: string): Promise<DatabaseHandle> {
+  const { PGlite } = await import('@electric-sql/pglite');
+  const inMemory = dataDir.startsWith('memory://');
+  if (!inMemory) mkdirSync(dataDir, { recursive: true });
+  let pglite: InstanceType<typeof PGlite>;
+  try {
+    pglite = await PGlite.create(inMemory ? undefined : dataDir, {
+      parsers: { 20: (value: string) => Number(value) },
+    });
+  } catch (error) {
+    throw new DataDirectoryLockedError(
+      `Could not open the embedded database in ${dataDir} (is a gateway already running on it?): ${(error as Error).message}`,
+    );
+  }
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: new PGlitePool(pglite) }) });
+  return {
+    db,
+    kind: 'pglite',
+    async listen(channel, handler) {
+      await pglite.listen(channel, handler);
+    },
+    async close() {
+      await db.destroy();
+      await pglite.close();
+    },
+  };
+}
+
+export async function migrateToLatest(db: Kysely<Database>): Promise<void> {
+  const migrator = new Migrator({ db, provider: migrationProvider });
+  const { error, results } = await migrator.migrateToLatest();
+  const failed = results?.find((result) => result.status === 'Error');
+  if (error || failed) {
+    throw new Error(`Database migration failed${failed ? ` at ${failed.migrationName}` : ''}: ${String((error as Error)?.message ?? error)}`);
+  }
+}
+
+/** True when the database answers and the newest migration has run (`/readyz`). */
+export async function isDatabaseReady(db: Kysely<Database>): Promise<boolean> {
+  try {
+    const row = await sql<{ name: string }>`SELECT name FROM kysely_migration WHERE name = ${LATEST_MIGRATION}`.execute(db);
+    return row.rows.length === 1;
+  } catch {
+    return false;
+  }
+}
+
+/** Sends a notification to every gateway instance (including this one). */
+export async function notify(db: Kysely<Database>, channel: string, payload: string): Promise<void> {
+  await sql`SELECT pg_notify(${channel}, ${payload})`.execute(db);
+}

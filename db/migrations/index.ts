@@ -1,0 +1,13 @@
+import type { Migration, MigrationProvider } from 'kysely';
+import * as initial from './2026-11-22T0000-initial.js';
+
+/** Migrations in order; names sort by their timestamp. */
+const MIGRATIONS: Record<string, Migration> = {
+  '2026-11-22T0000-initial': initial,
+};
+
+export const migrationProvider: MigrationProvider = {
+  getMigrations: async () => MIGRATIONS,
+};
+
+export const LATEST_MIGRATION = Object.keys(MIGRATIONS).sort().at(-1)!;

@@ -1,0 +1,150 @@
+import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+
+/**
+ * Database tables. Money columns are integer micro-credits (1 credit =
+ * 1,000,000 micro-credits), stored as BIGINT and read as JS numbers (exact up
+ * to 2^53 micro-credits, i.e. 9 billion credits).
+ */
+export interface Database {
+  accounts: AccountsTable;
+  api_keys: ApiKeysTable;
+  providers: ProvidersTable;
+  models: ModelsTable;
+  usage: UsageTable;
+  ledger: LedgerTable;
+  settings: SettingsTable;
+  credit_holds: CreditHoldsTable;
+  instances: InstancesTable;
+}
+
+type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+
+export interface AccountsTable {
+  id: string;
+  name: string;
+  /** `free`, `pro` or any operator-defined paid plan. */
+  plan: string;
+  disabled: Generated<boolean>;
+  /** Regular balance, micro-credits; spent first. */
+  current_credits: Generated<number>;
+  /** Persistent balance, micro-credits; spent after the regular balance. */
+  vault_credits: Generated<number>;
+  /** Sum of open holds of all instances (see credit_holds), micro-credits. */
+  held: Generated<number>;
+  /** Charges in the current reset cycle, micro-credits (`credits_used`). */
+  cycle_spent: Generated<number>;
+  /** Spend cap per reset cycle, micro-credits; null = no cap. */
+  daily_limit: number | null;
+  /** Allowed client addresses and CIDR ranges; empty = any address. */
+  ip_allowlist: ColumnType<string[], string, string>;
+  /** Explicit access grant for the restricted model family. */
+  restricted_access: Generated<boolean>;
+  reset_cycle_days: Generated<number>;
+  last_reset: Timestamp;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  account_id: string;
+  name: string;
+  /** SHA-256 of the full key, hex. The key itself is never stored. */
+  key_hash: string;
+  /** Shown to people: `sk-umg-` … last four. */
+  display_prefix: string;
+  last_four: string;
+  enabled: Generated<boolean>;
+  created_at: Generated<Date>;
+  last_used_at: Date | null;
+  deleted_at: Date | null;
+}
+
+export interface ProvidersTable {
+  id: string;
+  kind: string;
+  base_url: string;
+  /** A reference such as `env:OPENAI_API_KEY`, never the secret itself. */
+  api_key_ref: string | null;
+  headers: ColumnType<Record<string, string>, string, string>;
+  options: ColumnType<Record<string, unknown>, string, string>;
+  updated_at: Generated<Date>;
+}
+
+export interface ModelsTable {
+  id: string;
+  owned_by: string;
+  /** Unix seconds when the model first entered the catalog. */
+  created: number;
+  /** The catalog entry as declared (provider, upstreamModel, endpoints, pricing, deployments…). */
+  definition: ColumnType<Record<string, unknown>, string, string>;
+  position: number;
+  updated_at: Generated<Date>;
+}
+
+export interface UsageTable {
+  id: Generated<number>;
+  request_id: string;
+  account_id: string;
+  key_id: string | null;
+  model: string;
+  endpoint: string;
+  provider: string | null;
+  input_tokens: number;
+  output_tokens: number;
+  cached_input_tokens: number;
+  /** Media units (images, seconds, characters) where the endpoint bills them. */
+  units: number;
+  /** HTTP status the client saw (200 for streams that started). */
+  status: number;
+  error_code: string | null;
+  stream: boolean;
+  aborted: boolean;
+  latency_ms: number;
+  /** Charged amount, micro-credits, after discount. */
+  cost: number;
+  /** The price used, micro-credits per unit, so the charge can be recomputed. */
+  price: ColumnType<Record<string, unknown>, string, string>;
+  discount_percentage: number;
+  created_at: Timestamp;
+}
+
+export interface LedgerTable {
+  id: Generated<number>;
+  account_id: string;
+  /** `opening`, `topup`, `charge`, `adjustment`, `reset`. */
+  kind: string;
+  /** Signed change of current_credits, micro-credits. */
+  current_delta: number;
+  /** Signed change of vault_credits, micro-credits. */
+  vault_delta: number;
+  usage_id: number | null;
+  request_id: string | null;
+  note: string | null;
+  created_at: Generated<Date>;
+}
+
+export interface SettingsTable {
+  key: string;
+  value: ColumnType<unknown, string, string>;
+}
+
+/** Open holds per gateway instance and account; recovered when an instance stops heartbeating. */
+export interface CreditHoldsTable {
+  instance_id: string;
+  account_id: string;
+  amount: number;
+}
+
+export interface InstancesTable {
+  id: string;
+  started_at: Generated<Date>;
+  heartbeat_at: Timestamp;
+}
+
+export type Account = Selectable<AccountsTable>;
+export type NewAccount = Insertable<AccountsTable>;
+export type AccountUpdate = Updateable<AccountsTable>;
+export type ApiKey = Selectable<ApiKeysTable>;
+export type UsageRow = Selectable<UsageTable>;
+export type NewUsageRow = Insertable<UsageTable>;

@@ -1,0 +1,18 @@
+import { createCallerFactory, router } from '../server/trpc.js';
+import { accountsRouter } from './admin/accounts.router.js';
+import { keysRouter } from './admin/keys.router.js';
+import { modelsRouter } from './models/models.router.js';
+
+export const appRouter = router({
+  models: modelsRouter,
+  admin: router({
+    accounts: accountsRouter,
+    keys: keysRouter,
+  }),
+});
+
+export type AppRouter = typeof appRouter;
+
+/** Built once; `createCaller(ctx)` per request is a cheap proxy. */
+export const createCaller = createCallerFactory(appRouter);
+export type AppCaller = ReturnType<typeof createCaller>;

@@ -1,0 +1,122 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import { IpAllowlist } from './ip-allowlist.js';
+
+export interface CachedKey {
+  id: string;
+  accountId: string;
+  usable: boolean;
+}
+
+export interface CachedAccount {
+  id: string;
+  plan: string;
+  disabled: boolean;
+  restrictedAccess: boolean;
+  allowlist: IpAllowlist;
+}
+
+/** Notification channel for cache invalidation across instances. */
+export const CACHE_CHANNEL = 'umg_cache';
+
+export type CacheInvalidation = { type: 'key'; hash: string } | { type: 'account'; id: string } | { type: 'all' };
+
+const NEGATIVE_TTL_MS = 5_000;
+const NEGATIVE_MAX_ENTRIES = 50_000;
+
+/**
+ * Keys and accounts held in memory so authentication costs no database round
+ * trip. Entries are loaded on first use and dropped when any instance
+ * announces a change on {@link CACHE_CHANNEL}; unknown key hashes are
+ * remembered briefly so a flood of bad keys does not reach the database.
+ */
+export class AuthCache {
+  private readonly keys = new Map<string, CachedKey>();
+  private readonly accounts = new Map<string, CachedAccount>();
+  private readonly unknownKeys = new Map<string, number>();
+  private readonly pendingKeys = new Map<string, Promise<CachedKey | null>>();
+  private readonly pendingAccounts = new Map<string, Promise<CachedAccount | null>>();
+  /** Bumped on every invalidation so a load that raced with one is not cached. */
+  private generation = 0;
+
+  constructor(private readonly db: Kysely<Database>) {}
+
+  getKey(hash: string): CachedKey | null | Promise<CachedKey | null> {
+    const cached = this.keys.get(hash);
+    if (cached) return cached;
+    const unknownUntil = this.unknownKeys.get(hash);
+    if (unknownUntil !== undefined) {
+      if (unknownUntil > Date.now()) return null;
+      this.unknownKeys.delete(hash);
+    }
+    let pending = this.pendingKeys.get(hash);
+    if (!pending) {
+      pending = this.loadKey(hash).finally(() => this.pendingKeys.delete(hash));
+      this.pendingKeys.set(hash, pending);
+    }
+    return pending;
+  }
+
+  getAccount(id: string): CachedAccount | null | Promise<CachedAccount | null> {
+    const cached = this.accounts.get(id);
+    if (cached) return cached;
+    let pending = this.pendingAccounts.get(id);
+    if (!pending) {
+      pending = this.loadAccount(id).finally(() => this.pendingAccounts.delete(id));
+      this.pendingAccounts.set(id, pending);
+    }
+    return pending;
+  }
+
+  invalidate(message: CacheInvalidation): void {
+    this.generation++;
+    if (message.type === 'all') {
+      this.keys.clear();
+      this.accounts.clear();
+      this.unknownKeys.clear();
+    } else if (message.type === 'key') {
+      this.keys.delete(message.hash);
+      this.unknownKeys.delete(message.hash);
+    } else {
+      this.accounts.delete(message.id);
+    }
+  }
+
+  private async loadKey(hash: string): Promise<CachedKey | null> {
+    const generation = this.generation;
+    const row = await this.db
+      .selectFrom('api_keys')
+      .select(['id', 'account_id', 'enabled', 'deleted_at'])
+      .where('key_hash', '=', hash)
+      .executeTakeFirst();
+    if (!row) {
+      if (generation === this.generation) {
+        if (this.unknownKeys.size >= NEGATIVE_MAX_ENTRIES) this.unknownKeys.clear();
+        this.unknownKeys.set(hash, Date.now() + NEGATIVE_TTL_MS);
+      }
+      return null;
+    }
+    const key: CachedKey = { id: row.id, accountId: row.account_id, usable: row.enabled && row.deleted_at === null };
+    if (generation === this.generation) this.keys.set(hash, key);
+    return key;
+  }
+
+  private async loadAccount(id: string): Promise<CachedAccount | null> {
+    const generation = this.generation;
+    const row = await this.db
+      .selectFrom('accounts')
+      .select(['id', 'plan', 'disabled', 'restricted_access', 'ip_allowlist'])
+      .where('id', '=', id)
+      .executeTakeFirst();
+    if (!row) return null;
+    const account: CachedAccount = {
+      id: row.id,
+      plan: row.plan,
+      disabled: row.disabled,
+      restrictedAccess: row.restricted_access,
+      allowlist: new IpAllowlist(row.ip_allowlist ?? []),
+    };
+    if (generation === this.generation) this.accounts.set(id, account);
+    return account;
+  }
+}

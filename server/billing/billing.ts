@@ -1,0 +1,295 @@
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import { GatewayError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import type { MicroPrice } from './money.js';
+
+/** A finished request, as it will be written: one usage row and, when it cost something, one charge. */
+export interface UsageEntry {
+  requestId: string;
+  accountId: string;
+  keyId: string | null;
+  model: string;
+  endpoint: string;
+  provider: string | null;
+  inputTokens: number;
+  outputTokens: number;
+  cachedInputTokens: number;
+  units: number;
+  status: number;
+  errorCode: string | null;
+  stream: boolean;
+  aborted: boolean;
+  latencyMs: number;
+  /** Cost after discount, micro-credits. */
+  cost: number;
+  price: MicroPrice | Record<string, never>;
+  discountPercentage: number;
+  /** The hold taken for this request, released by the same transaction that charges it. */
+  heldAmount: number;
+  createdAt: Date;
+}
+
+export interface BillingOptions {
+  instanceId: string;
+  flushIntervalMs: number;
+  /** A batch never holds more rows than this. */
+  maxBatch?: number;
+  log: Logger;
+}
+
+/**
+ * Credit holds and settlement.
+ *
+ * A hold is one atomic statement in PostgreSQL (raise `accounts.held` only if
+ * the balance and the cycle's limit still cover it, and remember it under this
+ * instance in `credit_holds`), so the sum of what all instances hold never
+ * exceeds a balance. Settlement is off the request path: finished requests
+ * queue here and are written in batches, each batch one transaction (usage
+ * rows, ledger entries, balances, hold release together), so the balance and
+ * the ledger always agree. A usage row's request id is unique: a batch retried
+ * after an uncertain commit charges nothing twice. Holds of an instance that
+ * stops heartbeating are released by the survivors.
+ */
+export class Billing {
+  private queue: UsageEntry[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private heartbeatTimer: NodeJS.Timeout | undefined;
+  private flushing: Promise<void> | undefined;
+  private readonly maxBatch: number;
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly options: BillingOptions,
+  ) {
+    this.maxBatch = options.maxBatch ?? 500;
+  }
+
+  async start(): Promise<void> {
+    await this.db
+      .insertInto('instances')
+      .values({ id: this.options.instanceId, heartbeat_at: new Date() })
+      .onConflict((oc) => oc.column('id').doUpdateSet({ heartbeat_at: new Date() }))
+      .execute();
+    this.timer = setInterval(() => void this.flush().catch((error: Error) => this.options.log.error('billing.flush_failed', { message: error.message })), this.options.flushIntervalMs);
+    this.timer.unref();
+    this.heartbeatTimer = setInterval(() => void this.heartbeat().catch((error: Error) => this.options.log.warn('billing.heartbeat_failed', { message: error.message })), 2_000);
+    this.heartbeatTimer.unref();
+    await this.recoverAbandonedHolds();
+  }
+
+  /** Reserves `amount` micro-credits for a request, or refuses with 402. */
+  async hold(accountId: string, amount: number): Promise<void> {
+    if (amount <= 0) return;
+    const result = await sql<{ amount: number }>`
+      WITH held AS (
+        UPDATE accounts SET held = held + ${amount}
+        WHERE id = ${accountId}
+          AND current_credits + vault_credits - held >= ${amount}
+          AND (daily_limit IS NULL OR cycle_spent + held + ${amount} <= daily_limit)
+        RETURNING id
+      )
+      INSERT INTO credit_holds (instance_id, account_id, amount)
+      SELECT ${this.options.instanceId}, id, ${amount} FROM held
+      ON CONFLICT (instance_id, account_id) DO UPDATE SET amount = credit_holds.amount + EXCLUDED.amount
+      RETURNING amount`.execute(this.db);
+    if (result.rows.length === 1) return;
+    const account = await this.db
+      .selectFrom('accounts')
+      .select(['current_credits', 'vault_credits', 'held', 'daily_limit', 'cycle_spent'])
+      .where('id', '=', accountId)
+      .executeTakeFirst();
+    if (account && account.daily_limit !== null && account.current_credits + account.vault_credits - account.held >= amount) {
+      throw new GatewayError('DAILY_LIMIT_EXCEEDED', 'The account has reached its spending limit for this reset cycle.');
+    }
+    throw new GatewayError('INSUFFICIENT_CREDITS', 'The account balance cannot cover this request.');
+  }
+
+  /** Queues a finished request for the next batch. Never throws, never waits on the database. */
+  record(entry: UsageEntry): void {
+    this.queue.push(entry);
+    if (this.queue.length >= this.maxBatch) void this.flush().catch(() => undefined);
+  }
+
+  /** Releases a hold for a request that will write no usage row (refused before it reached a provider). */
+  release(accountId: string, amount: number, requestId: string): void {
+    if (amount <= 0) return;
+    this.record({
+      requestId,
+      accountId,
+      keyId: null,
+      model: '',
+      endpoint: '',
+      provider: null,
+      inputTokens: 0,
+      outputTokens: 0,
+      cachedInputTokens: 0,
+      units: 0,
+      status: 0,
+      errorCode: 'RELEASED',
+      stream: false,
+      aborted: false,
+      latencyMs: 0,
+      cost: 0,
+      price: {},
+      discountPercentage: 0,
+      heldAmount: amount,
+      createdAt: new Date(),
+    });
+  }
+
+  get pending(): number {
+    return this.queue.length;
+  }
+
+  /** Writes everything queued; concurrent callers share one flush. */
+  async flush(): Promise<void> {
+    while (this.flushing) await this.flushing;
+    if (this.queue.length === 0) return;
+    const batch = this.queue.slice(0, this.maxBatch);
+    this.flushing = this.writeBatch(batch)
+      .then(() => {
+        this.queue.splice(0, batch.length);
+      })
+      .finally(() => {
+        this.flushing = undefined;
+      });
+    await this.flushing;
+    if (this.queue.length > 0) await this.flush();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    clearInterval(this.heartbeatTimer);
+    await this.flush();
+    await this.db.deleteFrom('instances').where('id', '=', this.options.instanceId).execute();
+  }
+
+  private async writeBatch(batch: UsageEntry[]): Promise<void> {
+    const accountIds = [...new Set(batch.map((entry) => entry.accountId))].sort();
+    await this.db.transaction().execute(async (trx) => {
+      const billable = batch.filter((entry) => entry.status !== 0);
+      const inserted = new Map<string, number>();
+      for (let offset = 0; offset < billable.length; offset += 200) {
+        const rows = billable.slice(offset, offset + 200).map((entry) => ({
+          request_id: entry.requestId,
+          account_id: entry.accountId,
+          key_id: entry.keyId,
+          model: entry.model,
+          endpoint: entry.endpoint,
+          provider: entry.provider,
+          input_tokens: entry.inputTokens,
+          output_tokens: entry.outputTokens,
+          cached_input_tokens: entry.cachedInputTokens,
+          units: entry.units,
+          status: entry.status,
+          error_code: entry.errorCode,
+          stream: entry.stream,
+          aborted: entry.aborted,
+          latency_ms: Math.round(entry.latencyMs),
+          cost: 0,
+          price: JSON.stringify(entry.price),
+          discount_percentage: entry.discountPercentage,
+          created_at: entry.createdAt,
+        }));
+        if (rows.length === 0) continue;
+        const result = await trx
+          .insertInto('usage')
+          .values(rows)
+          .onConflict((oc) => oc.column('request_id').doNothing())
+          .returning(['id', 'request_id'])
+          .execute();
+        for (const row of result) inserted.set(row.request_id, row.id);
+      }
+      const accounts = await trx
+        .selectFrom('accounts')
+        .select(['id', 'current_credits', 'vault_credits', 'held', 'cycle_spent'])
+        .where('id', 'in', accountIds)
+        .orderBy('id')
+        .forUpdate()
+        .execute();
+      const state = new Map(accounts.map((account) => [account.id, { ...account, released: 0 }]));
+      const ledger: Array<{ account_id: string; kind: string; current_delta: number; vault_delta: number; usage_id: number; request_id: string }> = [];
+      const charged = new Map<number, number>();
+      for (const entry of batch) {
+        const account = state.get(entry.accountId);
+        if (!account) continue;
+        const usageId = inserted.get(entry.requestId);
+        // A request already written by an earlier attempt of this batch keeps its hold released only once.
+        if (entry.status !== 0 && usageId === undefined) continue;
+        const release = Math.min(entry.heldAmount, account.held);
+        account.held -= release;
+        account.released += release;
+        if (usageId === undefined || entry.cost <= 0) continue;
+        const available = account.current_credits + account.vault_credits - account.held;
+        const charge = Math.max(0, Math.min(entry.cost, available));
+        const fromCurrent = Math.min(charge, account.current_credits);
+        const fromVault = charge - fromCurrent;
+        account.current_credits -= fromCurrent;
+        account.vault_credits -= fromVault;
+        account.cycle_spent += charge;
+        if (charge > 0) {
+          charged.set(usageId, charge);
+          ledger.push({ account_id: account.id, kind: 'charge', current_delta: -fromCurrent, vault_delta: -fromVault, usage_id: usageId, request_id: entry.requestId });
+        }
+      }
+      for (const [usageId, charge] of charged) {
+        await trx.updateTable('usage').set({ cost: charge }).where('id', '=', usageId).execute();
+      }
+      for (let offset = 0; offset < ledger.length; offset += 500) {
+        await trx.insertInto('ledger').values(ledger.slice(offset, offset + 500)).execute();
+      }
+      for (const account of state.values()) {
+        await trx
+          .updateTable('accounts')
+          .set({ current_credits: account.current_credits, vault_credits: account.vault_credits, held: account.held, cycle_spent: account.cycle_spent })
+          .where('id', '=', account.id)
+          .execute();
+        if (account.released > 0) {
+          await trx
+            .updateTable('credit_holds')
+            .set({ amount: sql`GREATEST(amount - ${account.released}, 0)` })
+            .where('instance_id', '=', this.options.instanceId)
+            .where('account_id', '=', account.id)
+            .execute();
+        }
+      }
+    });
+  }
+
+  private async heartbeat(): Promise<void> {
+    await this.db.updateTable('instances').set({ heartbeat_at: new Date() }).where('id', '=', this.options.instanceId).execute();
+    await this.recoverAbandonedHolds();
+  }
+
+  /** Releases holds of instances that stopped heartbeating (crashed or killed). */
+  async recoverAbandonedHolds(staleAfterSeconds = 15): Promise<void> {
+    const stale = await this.db
+      .selectFrom('instances')
+      .select('id')
+      .where('heartbeat_at', '<', sql<Date>`now() - make_interval(secs => ${staleAfterSeconds})`)
+      .where('id', '!=', this.options.instanceId)
+      .execute();
+    const orphaned = await this.db
+      .selectFrom('credit_holds')
+      .select('instance_id')
+      .distinct()
+      .where('instance_id', 'not in', this.db.selectFrom('instances').select('id'))
+      .execute();
+    const ids = [...new Set([...stale.map((row) => row.id), ...orphaned.map((row) => row.instance_id)])];
+    for (const instanceId of ids) {
+      await this.db.transaction().execute(async (trx) => {
+        const holds = await trx.deleteFrom('credit_holds').where('instance_id', '=', instanceId).returning(['account_id', 'amount']).execute();
+        for (const hold of holds) {
+          await trx
+            .updateTable('accounts')
+            .set({ held: sql`GREATEST(held - ${hold.amount}, 0)` })
+            .where('id', '=', hold.account_id)
+            .execute();
+        }
+        await trx.deleteFrom('instances').where('id', '=', instanceId).execute();
+      });
+      this.options.log.warn('billing.recovered_holds', { instance: instanceId });
+    }
+  }
+}

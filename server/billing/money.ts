@@ -1,0 +1,85 @@
+/**
+ * Money is integer micro-credits (1 credit = 1,000,000 µc) from the catalog on;
+ * only configuration and display use decimal credits.
+ */
+import type { Pricing } from '../catalog/catalog.schema.js';
+
+export const MICRO_PER_CREDIT = 1_000_000;
+
+/** Decimal credits → integer micro-credits; refuses amounts finer than one micro-credit. */
+export function creditsToMicro(credits: number): number {
+  const scaled = credits * MICRO_PER_CREDIT;
+  const rounded = Math.round(scaled);
+  if (Math.abs(scaled - rounded) > 1e-6 * Math.max(1, Math.abs(scaled))) {
+    throw new RangeError(`${credits} has more than 6 decimals`);
+  }
+  if (!Number.isSafeInteger(rounded)) throw new RangeError(`${credits} credits is out of range`);
+  return rounded;
+}
+
+/** Micro-credits → a number of credits with at most 6 decimals, for JSON answers. */
+export function microToCredits(micro: number): number {
+  return Number((micro / MICRO_PER_CREDIT).toFixed(6));
+}
+
+/** A model's price in micro-credits: per million tokens, and per media unit. */
+export interface MicroPrice {
+  inputPerMillion: number;
+  outputPerMillion: number;
+  cachedInputPerMillion: number;
+  image: number;
+  second: number;
+  character: number;
+  request: number;
+}
+
+export function toMicroPrice(pricing: Pricing): MicroPrice {
+  return {
+    inputPerMillion: creditsToMicro(pricing.input),
+    outputPerMillion: creditsToMicro(pricing.output),
+    cachedInputPerMillion: creditsToMicro(pricing.cachedInput ?? pricing.input),
+    image: creditsToMicro(pricing.image ?? 0),
+    second: creditsToMicro(pricing.second ?? 0),
+    character: creditsToMicro(pricing.character ?? 0),
+    request: creditsToMicro(pricing.request ?? 0),
+  };
+}
+
+export interface BillableUsage {
+  inputTokens: number;
+  outputTokens: number;
+  /** Part of inputTokens billed at the cached price. */
+  cachedInputTokens?: number;
+  images?: number;
+  seconds?: number;
+  characters?: number;
+}
+
+const MILLION = 1_000_000n;
+
+/**
+ * The list cost of a request, micro-credits, before discount. Token parts are
+ * summed exactly and rounded up once (a request never costs less than what
+ * it used); media units and the flat fee are whole micro-credits already.
+ */
+export function computeCost(price: MicroPrice, usage: BillableUsage): number {
+  const cached = Math.min(usage.cachedInputTokens ?? 0, usage.inputTokens);
+  const uncached = usage.inputTokens - cached;
+  const tokenNumerator =
+    BigInt(uncached) * BigInt(price.inputPerMillion) +
+    BigInt(cached) * BigInt(price.cachedInputPerMillion) +
+    BigInt(usage.outputTokens) * BigInt(price.outputPerMillion);
+  const tokenCost = (tokenNumerator + MILLION - 1n) / MILLION;
+  const seconds = usage.seconds ?? 0;
+  const mediaCost =
+    BigInt(usage.images ?? 0) * BigInt(price.image) +
+    BigInt(Math.ceil(seconds * 1000)) * BigInt(price.second) / 1000n +
+    BigInt(usage.characters ?? 0) * BigInt(price.character);
+  return Number(tokenCost + mediaCost) + price.request;
+}
+
+/** Applies a percentage discount (0–100), rounding the discount down so no charge is under-billed by rounding. */
+export function applyDiscount(cost: number, percentage: number): number {
+  if (percentage <= 0) return cost;
+  return cost - Math.floor((cost * percentage) / 100);
+}

@@ -1,0 +1,82 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import { findKeyByHash } from '../db/queries/accounts.queries.js';
+import { createAccount, createKey } from './accounts/accounts.service.js';
+import { hashApiKey, isWellFormedApiKey } from './auth/api-keys.js';
+import type { GatewayConfig } from './config.js';
+import type { Logger } from './logger.js';
+
+export const ADMIN_TOKEN_FILE = 'admin-token';
+const ADMIN_SETTING = 'admin_token_hash';
+
+export function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+/**
+ * The admin token's hash. With GATEWAY_ADMIN_TOKEN set it is that token's;
+ * otherwise the first start creates a token, stores only its hash, and writes
+ * the token to DATA_DIR/admin-token (mode 0600) where the CLI finds it.
+ */
+export async function ensureAdminToken(db: Kysely<Database>, config: GatewayConfig, log: Logger): Promise<string> {
+  if (config.adminToken) return sha256(config.adminToken);
+  const existing = await db.selectFrom('settings').select('value').where('key', '=', ADMIN_SETTING).executeTakeFirst();
+  if (existing) return existing.value as string;
+  const token = `umg-admin-${randomBytes(24).toString('base64url')}`;
+  const hash = sha256(token);
+  const inserted = await db
+    .insertInto('settings')
+    .values({ key: ADMIN_SETTING, value: JSON.stringify(hash) })
+    .onConflict((oc) => oc.column('key').doNothing())
+    .returning('key')
+    .executeTakeFirst();
+  if (!inserted) {
+    const winner = await db.selectFrom('settings').select('value').where('key', '=', ADMIN_SETTING).executeTakeFirstOrThrow();
+    return winner.value as string;
+  }
+  mkdirSync(config.dataDir, { recursive: true });
+  const file = path.join(config.dataDir, ADMIN_TOKEN_FILE);
+  writeFileSync(file, `${token}\n`, { mode: 0o600 });
+  chmodSync(file, 0o600);
+  log.info('admin.token_created', { file });
+  return hash;
+}
+
+export function readAdminTokenFile(dataDir: string): string | undefined {
+  try {
+    return readFileSync(path.join(dataDir, ADMIN_TOKEN_FILE), 'utf8').trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** GATEWAY_BOOTSTRAP_KEY: make sure an account owns this key (idempotent; several instances may race). */
+export async function ensureBootstrapKey(db: Kysely<Database>, config: GatewayConfig, log: Logger): Promise<void> {
+  const key = config.bootstrapKey;
+  if (!key) return;
+  if (!isWellFormedApiKey(key)) throw new Error('GATEWAY_BOOTSTRAP_KEY must be "sk-umg-" followed by at least 40 letters and digits');
+  if (await findKeyByHash(db, hashApiKey(key))) return;
+  const accountId = `acct_bootstrap_${hashApiKey(key).slice(0, 12)}`;
+  try {
+    const existing = await db.selectFrom('accounts').select('id').where('id', '=', accountId).executeTakeFirst();
+    if (!existing) await createAccount(db, { id: accountId, name: 'bootstrap', plan: config.bootstrapPlan, credits: config.bootstrapCredits });
+    await createKey(db, accountId, 'bootstrap', key);
+    log.info('bootstrap.key_created', { account: accountId });
+  } catch (error) {
+    // Another instance won the race: fine as long as the key now exists.
+    if (!(await findKeyByHash(db, hashApiKey(key)))) throw error;
+  }
+}
+
+/** On a first start with an empty database: a demo account whose key is printed once. */
+export async function ensureDemoAccount(db: Kysely<Database>, config: GatewayConfig): Promise<string | undefined> {
+  if (!config.createDemoAccount || config.bootstrapKey) return undefined;
+  const any = await db.selectFrom('accounts').select('id').limit(1).executeTakeFirst();
+  if (any) return undefined;
+  const account = await createAccount(db, { name: 'demo', plan: 'pro', credits: 100 });
+  const { key } = await createKey(db, account.id, 'demo');
+  return key;
+}

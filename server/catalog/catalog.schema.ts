@@ -1,0 +1,114 @@
+import { z } from 'zod';
+
+/** Every public path a model may advertise. */
+export const ENDPOINTS = [
+  '/v1/chat/completions',
+  '/v1/messages',
+  '/v1/messages/count_tokens',
+  '/v1/responses',
+  '/v1/responses/compact',
+  '/v1/embeddings',
+  '/v1/moderations',
+  '/v1/images/generations',
+  '/v1/images/edits',
+  '/v1/audio/speech',
+  '/v1/audio/transcriptions',
+  '/v1/audio/translations',
+  '/v1/videos',
+] as const;
+export type Endpoint = (typeof ENDPOINTS)[number];
+
+const credits = z.number().nonnegative().finite();
+
+/** Prices in credits (1 credit = 1 USD of list price). Exactly these fields. */
+export const pricingSchema = z.strictObject({
+  /** Per million input tokens. */
+  input: credits,
+  /** Per million output tokens. */
+  output: credits,
+  /** Per million cached input tokens (defaults to `input`). */
+  cachedInput: credits.optional(),
+  /** Per image. */
+  image: credits.optional(),
+  /** Per second of audio or video. */
+  second: credits.optional(),
+  /** Per character of speech input. */
+  character: credits.optional(),
+  /** Flat, per request. */
+  request: credits.optional(),
+});
+export type Pricing = z.infer<typeof pricingSchema>;
+
+const secretReference = z
+  .string()
+  .regex(/^env:[A-Za-z_][A-Za-z0-9_]*$/, 'must reference an environment variable as "env:NAME"; secrets are not stored in the config');
+
+const identifier = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$/, 'letters, digits and . _ : / - only');
+
+export const providerEntrySchema = z.strictObject({
+  id: identifier,
+  kind: z.enum(['openai', 'anthropic', 'mock']),
+  /** Base URL including the version prefix (`https://api.openai.com/v1`). Not needed for `mock`. */
+  baseUrl: z.url().optional(),
+  apiKey: secretReference.optional(),
+  /** Extra headers; values may be `env:NAME` references too. */
+  headers: z.record(z.string(), z.string()).optional(),
+  /** Per-provider overrides of the upstream timeouts (ms) and retries. */
+  connectTimeoutMs: z.number().int().positive().optional(),
+  firstByteTimeoutMs: z.number().int().positive().optional(),
+  idleTimeoutMs: z.number().int().positive().optional(),
+  maxRetries: z.number().int().min(0).max(10).optional(),
+});
+export type ProviderEntry = z.infer<typeof providerEntrySchema>;
+
+export const deploymentSchema = z.strictObject({
+  provider: identifier,
+  upstreamModel: z.string().min(1).optional(),
+  /** Lower is tried first. */
+  priority: z.number().int().min(0).default(0),
+  /** Share of traffic among deployments of the same priority. */
+  weight: z.number().positive().default(1),
+});
+export type Deployment = z.infer<typeof deploymentSchema>;
+
+export const modelEntrySchema = z.strictObject({
+  id: identifier,
+  ownedBy: z.string().min(1),
+  provider: identifier,
+  upstreamModel: z.string().min(1),
+  endpoints: z.array(z.enum(ENDPOINTS)).min(1),
+  pricing: pricingSchema,
+  /** More deployments to fall over to (the primary one has priority 0). */
+  deployments: z.array(deploymentSchema).optional(),
+  /** `restricted`: the family that needs an explicit access grant. */
+  family: z.enum(['restricted']).optional(),
+  /** Refuse requests whose parameters a bridge would drop (400 UNSUPPORTED_FEATURE). */
+  strict: z.boolean().optional(),
+  /** Embedding size; `dimensionsAdjustable` lets requests ask for fewer. */
+  dimensions: z.number().int().positive().optional(),
+  dimensionsAdjustable: z.boolean().optional(),
+});
+export type ModelEntry = z.infer<typeof modelEntrySchema>;
+
+export const catalogFileSchema = z
+  .strictObject({
+    providers: z.array(providerEntrySchema),
+    models: z.array(modelEntrySchema),
+  })
+  .superRefine((file, ctx) => {
+    const providerIds = new Set<string>();
+    file.providers.forEach((provider, index) => {
+      if (providerIds.has(provider.id)) ctx.addIssue({ code: 'custom', path: ['providers', index, 'id'], message: `duplicate provider "${provider.id}"` });
+      providerIds.add(provider.id);
+      if (provider.kind !== 'mock' && !provider.baseUrl) ctx.addIssue({ code: 'custom', path: ['providers', index, 'baseUrl'], message: 'required for this kind' });
+    });
+    const modelIds = new Set<string>();
+    file.models.forEach((model, index) => {
+      if (modelIds.has(model.id)) ctx.addIssue({ code: 'custom', path: ['models', index, 'id'], message: `duplicate model "${model.id}"` });
+      modelIds.add(model.id);
+      for (const provider of [model.provider, ...(model.deployments ?? []).map((deployment) => deployment.provider)]) {
+        if (!providerIds.has(provider)) ctx.addIssue({ code: 'custom', path: ['models', index, 'provider'], message: `unknown provider "${provider}"` });
+      }
+    });
+  });
+export type CatalogFile = z.infer<typeof catalogFileSchema>;

@@ -1,0 +1,173 @@
+import { readFileSync } from 'node:fs';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import { toMicroPrice, type MicroPrice } from '../billing/money.js';
+import type { ProviderConnection } from '../providers/types.js';
+import { catalogFileSchema, type CatalogFile, type Endpoint, type ModelEntry, type ProviderEntry } from './catalog.schema.js';
+import { DEMO_CATALOG } from './demo-catalog.js';
+import { issuePath } from '../validation.js';
+
+export interface ResolvedDeployment {
+  provider: ResolvedProvider;
+  upstreamModel: string;
+  priority: number;
+  weight: number;
+}
+
+export interface ResolvedProvider extends ProviderConnection {
+  entry: ProviderEntry;
+}
+
+/** A model as the hot path needs it: everything precomputed. */
+export interface CatalogModel {
+  id: string;
+  ownedBy: string;
+  created: number;
+  entry: ModelEntry;
+  endpoints: ReadonlySet<Endpoint>;
+  price: MicroPrice;
+  /** Deployments ordered by priority (the declared primary first). */
+  deployments: ResolvedDeployment[];
+  /** Public JSON of the model, serialised once. */
+  publicJson: { id: string; object: 'model'; created: number; owned_by: string };
+}
+
+export class CatalogConfigError extends Error {}
+
+/** Reads and validates a catalog file; errors name the file and the field. */
+export function readCatalogFile(filePath: string): CatalogFile {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(filePath, 'utf8'));
+  } catch (error) {
+    throw new CatalogConfigError(`GATEWAY_CONFIG ${filePath}: ${(error as Error).message}`);
+  }
+  const result = catalogFileSchema.safeParse(raw);
+  if (!result.success) {
+    const issue = result.error.issues[0]!;
+    throw new CatalogConfigError(`GATEWAY_CONFIG ${filePath}: ${issuePath(issue.path)}: ${issue.message}`);
+  }
+  return result.data;
+}
+
+export function loadCatalogSource(filePath: string | undefined): CatalogFile {
+  return filePath ? readCatalogFile(filePath) : DEMO_CATALOG;
+}
+
+/**
+ * Writes the declared catalog to the database so that it is exactly what the
+ * file declares: upserts what is declared, deletes what is not, keeps each
+ * model's first `created` time. Idempotent; safe to run from several instances.
+ */
+export async function applyCatalog(db: Kysely<Database>, catalog: CatalogFile): Promise<void> {
+  const now = Math.floor(Date.now() / 1000);
+  await db.transaction().execute(async (trx) => {
+    for (const provider of catalog.providers) {
+      const row = {
+        id: provider.id,
+        kind: provider.kind,
+        base_url: provider.baseUrl ?? 'mock://',
+        api_key_ref: provider.apiKey ?? null,
+        headers: JSON.stringify(provider.headers ?? {}),
+        options: JSON.stringify(provider),
+      };
+      await trx
+        .insertInto('providers')
+        .values(row)
+        .onConflict((oc) => oc.column('id').doUpdateSet({ ...row, updated_at: new Date() }))
+        .execute();
+    }
+    let position = 0;
+    for (const model of catalog.models) {
+      const row = { id: model.id, owned_by: model.ownedBy, created: now, definition: JSON.stringify(model), position: position++ };
+      await trx
+        .insertInto('models')
+        .values(row)
+        .onConflict((oc) =>
+          oc.column('id').doUpdateSet({ owned_by: row.owned_by, definition: row.definition, position: row.position, updated_at: new Date() }),
+        )
+        .execute();
+    }
+    const modelIds = catalog.models.map((model) => model.id);
+    const providerIds = catalog.providers.map((provider) => provider.id);
+    await trx.deleteFrom('models').where('id', 'not in', modelIds.length ? modelIds : ['']).execute();
+    await trx.deleteFrom('providers').where('id', 'not in', providerIds.length ? providerIds : ['']).execute();
+  });
+}
+
+function resolveSecret(reference: string | undefined, env: NodeJS.ProcessEnv): string | undefined {
+  if (!reference) return undefined;
+  if (reference.startsWith('env:')) return env[reference.slice(4)];
+  return reference;
+}
+
+function resolveProvider(entry: ProviderEntry, env: NodeJS.ProcessEnv): ResolvedProvider {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(entry.headers ?? {})) {
+    const resolved = value.startsWith('env:') ? resolveSecret(value, env) : value;
+    if (resolved !== undefined) headers[name.toLowerCase()] = resolved;
+  }
+  return {
+    id: entry.id,
+    kind: entry.kind,
+    baseUrl: (entry.baseUrl ?? 'mock://').replace(/\/+$/, ''),
+    apiKey: resolveSecret(entry.apiKey, env),
+    headers,
+    entry,
+  };
+}
+
+/** The in-memory catalog the hot path reads; rebuilt from the database on start and on change. */
+export class Catalog {
+  private readonly models = new Map<string, CatalogModel>();
+  private ordered: CatalogModel[] = [];
+  /** `/v1/models` body, serialised once per catalog version. */
+  listJson = '{"object":"list","data":[]}';
+
+  get(modelId: string): CatalogModel | undefined {
+    return this.models.get(modelId);
+  }
+
+  list(): readonly CatalogModel[] {
+    return this.ordered;
+  }
+
+  async load(db: Kysely<Database>, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+    const providerRows = await db.selectFrom('providers').selectAll().execute();
+    const modelRows = await db.selectFrom('models').selectAll().orderBy('position').orderBy('id').execute();
+    const providers = new Map<string, ResolvedProvider>();
+    for (const row of providerRows) providers.set(row.id, resolveProvider(row.options as unknown as ProviderEntry, env));
+    const next: CatalogModel[] = [];
+    for (const row of modelRows) {
+      const entry = row.definition as unknown as ModelEntry;
+      const primary = providers.get(entry.provider);
+      if (!primary) continue;
+      const deployments: ResolvedDeployment[] = [{ provider: primary, upstreamModel: entry.upstreamModel, priority: 0, weight: 1 }];
+      for (const deployment of entry.deployments ?? []) {
+        const provider = providers.get(deployment.provider);
+        if (!provider) continue;
+        deployments.push({
+          provider,
+          upstreamModel: deployment.upstreamModel ?? entry.upstreamModel,
+          priority: deployment.priority ?? 0,
+          weight: deployment.weight ?? 1,
+        });
+      }
+      deployments.sort((a, b) => a.priority - b.priority);
+      next.push({
+        id: row.id,
+        ownedBy: row.owned_by,
+        created: Number(row.created),
+        entry,
+        endpoints: new Set(entry.endpoints),
+        price: toMicroPrice(entry.pricing),
+        deployments,
+        publicJson: { id: row.id, object: 'model', created: Number(row.created), owned_by: row.owned_by },
+      });
+    }
+    this.models.clear();
+    for (const model of next) this.models.set(model.id, model);
+    this.ordered = next;
+    this.listJson = JSON.stringify({ object: 'list', data: next.map((model) => model.publicJson) });
+  }
+}

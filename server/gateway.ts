@@ -1,0 +1,116 @@
+import { randomUUID } from 'node:crypto';
+import type { Server } from 'node:http';
+import { createServer } from 'node:http';
+import { migrateToLatest, openDatabase, type DatabaseHandle } from '../db/client.js';
+import { createApp, type AppState } from '../compat/app.js';
+import { AuthCache, CACHE_CHANNEL, type CacheInvalidation } from './auth/auth-cache.js';
+import { KeyUsageTracker } from './auth/key-usage.js';
+import { Billing } from './billing/billing.js';
+import { ensureAdminToken, ensureBootstrapKey, ensureDemoAccount } from './bootstrap.js';
+import { applyCatalog, Catalog, loadCatalogSource } from './catalog/catalog.js';
+import type { GatewayConfig } from './config.js';
+import { createLogger, type Logger } from './logger.js';
+import type { Services } from './services.js';
+import { UpstreamClient } from './upstream/upstream-client.js';
+
+export interface RunningGateway {
+  services: Services;
+  server: Server;
+  url: string;
+  /** The demo key, printed once on a first start. */
+  demoKey?: string;
+  /** Stops accepting, finishes in-flight work up to the grace period, flushes, closes the database. */
+  stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  logger?: Logger;
+  env?: NodeJS.ProcessEnv;
+}
+
+export async function buildServices(config: GatewayConfig, options: StartOptions = {}): Promise<Services> {
+  const log = options.logger ?? createLogger(config.logLevel);
+  const database: DatabaseHandle = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    log: (event, fields) => log.warn(event, fields),
+  });
+  const db = database.db;
+  await migrateToLatest(db);
+  await applyCatalog(db, loadCatalogSource(config.catalogFile));
+  const catalog = new Catalog();
+  await catalog.load(db, options.env ?? process.env);
+  const authCache = new AuthCache(db);
+  await database.listen(
+    CACHE_CHANNEL,
+    (payload) => {
+      try {
+        authCache.invalidate(JSON.parse(payload) as CacheInvalidation);
+      } catch {
+        authCache.invalidate({ type: 'all' });
+      }
+    },
+    () => authCache.invalidate({ type: 'all' }),
+  );
+  const adminTokenHash = await ensureAdminToken(db, config, log);
+  await ensureBootstrapKey(db, config, log);
+  const instanceId = `gw_${randomUUID()}`;
+  const billing = new Billing(db, { instanceId, flushIntervalMs: config.usageFlushMs, log });
+  await billing.start();
+  const keyUsage = new KeyUsageTracker(db);
+  keyUsage.start();
+  return {
+    config,
+    database,
+    db,
+    catalog,
+    authCache,
+    keyUsage,
+    billing,
+    upstream: new UpstreamClient(log),
+    log,
+    adminTokenHash,
+    instanceId,
+  };
+}
+
+export async function closeServices(services: Services): Promise<void> {
+  await services.billing.stop().catch((error: Error) => services.log.error('billing.stop_failed', { message: error.message }));
+  await services.keyUsage.stop().catch(() => undefined);
+  await services.upstream.close();
+  await services.database.close();
+}
+
+export async function startGateway(config: GatewayConfig, options: StartOptions = {}): Promise<RunningGateway> {
+  const services = await buildServices(config, options);
+  const demoKey = await ensureDemoAccount(services.db, config);
+  const state: AppState = { inFlight: 0, draining: false };
+  const app = createApp(services, state);
+  const server = createServer(app.callback());
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  services.log.info('gateway.started', { url, database: services.database.kind, models: services.catalog.list().length, instance: services.instanceId });
+
+  let stopping: Promise<void> | undefined;
+  const stop = () =>
+    (stopping ??= (async () => {
+      state.draining = true;
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const deadline = Date.now() + config.shutdownGraceMs;
+      while (state.inFlight > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
+      server.closeAllConnections();
+      await closed;
+      await closeServices(services);
+      services.log.info('gateway.stopped', { instance: services.instanceId });
+    })());
+  return { services, server, url, demoKey, stop };
+}

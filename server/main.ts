@@ -1,0 +1,37 @@
+import { readConfig } from './config.js';
+import { startGateway } from './gateway.js';
+
+/** Process entry: `npm start`. */
+async function main(): Promise<void> {
+  const config = readConfig();
+  const gateway = await startGateway(config);
+  if (gateway.demoKey) {
+    process.stdout.write(
+      [
+        '',
+        'Demo account created. Its API key (shown once):',
+        `  ${gateway.demoKey}`,
+        'Try it:',
+        `  curl ${gateway.url}/v1/chat/completions -H "Authorization: Bearer ${gateway.demoKey}" -H "Content-Type: application/json" -d '{"model":"mock-chat","messages":[{"role":"user","content":"Hello!"}]}'`,
+        '',
+      ].join('\n') + '\n',
+    );
+  }
+  let signals = 0;
+  const shutdown = (signal: string) => {
+    signals++;
+    if (signals > 1) process.exit(1);
+    gateway.services.log.info('gateway.stopping', { signal });
+    gateway
+      .stop()
+      .then(() => process.exit(0))
+      .catch(() => process.exit(1));
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+}
+
+main().catch((error: Error) => {
+  process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), level: 'error', event: 'gateway.start_failed', message: error.message })}\n`);
+  process.exit(1);
+});

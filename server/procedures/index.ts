@@ -1,0 +1,34 @@
+import { timingSafeEqual, createHash } from 'node:crypto';
+import { authenticate } from '../auth/authenticate.js';
+import { GatewayError } from '../errors.js';
+import { baseProcedure, errorConversion, middleware } from '../trpc.js';
+
+/** No authentication (the public model catalog). */
+export const publicProcedure = baseProcedure.use(errorConversion);
+
+const requireApiKey = middleware(async ({ ctx, next }) => {
+  const auth = await authenticate(ctx.services.authCache, ctx.credentials, ctx.clientAddress);
+  ctx.services.keyUsage.touch(auth.key.id);
+  return next({ ctx: { auth } });
+});
+
+/** Every public operation but the catalog: a valid key of an enabled account, from an allowed address. */
+export const apiKeyProcedure = publicProcedure.use(requireApiKey);
+
+function sameHash(a: string, b: string): boolean {
+  const left = Buffer.from(a, 'hex');
+  const right = Buffer.from(b, 'hex');
+  return left.length === right.length && timingSafeEqual(left, right);
+}
+
+const requireAdmin = middleware(async ({ ctx, next }) => {
+  const presented = ctx.credentials.kind === 'token' ? ctx.credentials.token : undefined;
+  const expected = ctx.services.adminTokenHash;
+  if (!presented || !expected || !sameHash(createHash('sha256').update(presented).digest('hex'), expected)) {
+    throw new GatewayError('UNAUTHORIZED_ADMIN', 'Admin procedures need the admin token as "Authorization: Bearer <token>".');
+  }
+  return next({ ctx: { admin: true as const } });
+});
+
+/** Operator procedures (accounts, keys, ledger): the admin token. */
+export const adminProcedure = publicProcedure.use(requireAdmin);

@@ -1,0 +1,26 @@
+import type { Kysely } from 'kysely';
+import type { DatabaseHandle } from '../db/client.js';
+import type { Database } from '../db/schema.js';
+import type { AuthCache } from './auth/auth-cache.js';
+import type { KeyUsageTracker } from './auth/key-usage.js';
+import type { Billing } from './billing/billing.js';
+import type { Catalog } from './catalog/catalog.js';
+import type { GatewayConfig } from './config.js';
+import type { Logger } from './logger.js';
+import type { UpstreamClient } from './upstream/upstream-client.js';
+
+/** Long-lived parts of one gateway instance, built once at start (server/gateway.ts). */
+export interface Services {
+  config: GatewayConfig;
+  database: DatabaseHandle;
+  db: Kysely<Database>;
+  catalog: Catalog;
+  authCache: AuthCache;
+  keyUsage: KeyUsageTracker;
+  billing: Billing;
+  upstream: UpstreamClient;
+  log: Logger;
+  /** SHA-256 (hex) of the admin token. */
+  adminTokenHash: string;
+  instanceId: string;
+}

@@ -1,0 +1,13 @@
+/**
+ * What a streaming procedure yields: typed SSE events that compat frames, or
+ * raw bytes of a same-format upstream passed through untouched.
+ */
+export type StreamItem =
+  | { kind: 'event'; event?: string; data: unknown }
+  | { kind: 'raw'; bytes: Uint8Array };
+
+export type StreamResult = AsyncIterable<StreamItem>;
+
+export function isStreamResult(value: unknown): value is StreamResult {
+  return typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
+}

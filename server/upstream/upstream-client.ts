@@ -1,0 +1,169 @@
+import { Agent, errors as undiciErrors, request, type Dispatcher } from 'undici';
+import type { Readable } from 'node:stream';
+import { UpstreamError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import type { UpstreamHttpRequest } from '../providers/types.js';
+import type { UpstreamTimeouts } from '../config.js';
+
+export interface UpstreamCallOptions {
+  providerId: string;
+  signal: AbortSignal;
+  timeouts: UpstreamTimeouts;
+  parseError: (status: number, bodyText: string, headers: Record<string, string | undefined>) => UpstreamError;
+  /** Called before each retry (tests and logs observe retries through it). */
+  onRetry?: (attempt: number, error: UpstreamError) => void;
+}
+
+export interface UpstreamResponse {
+  status: number;
+  headers: Record<string, string | undefined>;
+  body: Readable & AsyncIterable<Uint8Array>;
+}
+
+/** The client went away; nothing is to be answered. */
+export class ClientAbortedError extends Error {
+  constructor() {
+    super('The client closed the connection.');
+    this.name = 'ClientAbortedError';
+  }
+}
+
+const MAX_ERROR_BODY = 64 * 1024;
+/** A provider asking us to wait longer than this is not retried here (the deployment is failed over instead). */
+const MAX_RETRY_AFTER_SECONDS = 10;
+
+function flattenHeaders(headers: Dispatcher.ResponseData['headers']): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = {};
+  for (const [name, value] of Object.entries(headers)) out[name] = Array.isArray(value) ? value.join(', ') : value;
+  return out;
+}
+
+async function readBounded(body: Readable & AsyncIterable<Uint8Array>): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    if (size < MAX_ERROR_BODY) chunks.push(Buffer.from(chunk));
+    size += chunk.length;
+  }
+  return Buffer.concat(chunks).toString('utf8').slice(0, MAX_ERROR_BODY);
+}
+
+/** Maps a transport failure to an UpstreamError that never mentions headers or secrets. */
+export function toTransportError(error: unknown, providerId: string, phase: 'connect' | 'first-byte' | 'stream'): UpstreamError {
+  const code = (error as { code?: string }).code;
+  if (code === 'UND_ERR_CONNECT_TIMEOUT') {
+    return new UpstreamError('connecting to the provider timed out', { status: 504, provider: providerId, retryable: true, timeout: true, cause: error });
+  }
+  if (code === 'UND_ERR_HEADERS_TIMEOUT') {
+    return new UpstreamError('the provider sent no answer in time', { status: 504, provider: providerId, retryable: false, timeout: true, cause: error });
+  }
+  if (code === 'UND_ERR_BODY_TIMEOUT') {
+    return new UpstreamError('the provider stopped sending', { status: 504, provider: providerId, retryable: false, timeout: true, cause: error });
+  }
+  const description = phase === 'stream' ? 'the provider connection failed during the answer' : 'could not reach the provider';
+  return new UpstreamError(`${description} (${code ?? (error as Error).name ?? 'error'})`, {
+    status: 0,
+    provider: providerId,
+    retryable: phase !== 'stream',
+    cause: error,
+  });
+}
+
+function isAbort(error: unknown, signal: AbortSignal): boolean {
+  return signal.aborted || error instanceof undiciErrors.RequestAbortedError || (error as Error)?.name === 'AbortError';
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(new ClientAbortedError());
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(new ClientAbortedError());
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/**
+ * HTTP to providers over undici keep-alive pools (one Agent per connect
+ * timeout), with first-byte and idle timeouts, abort on client disconnect, and
+ * retries with backoff on connection errors, 429 and 5xx before the first byte.
+ */
+export class UpstreamClient {
+  private readonly agents = new Map<number, Agent>();
+
+  constructor(private readonly log: Logger) {}
+
+  private agentFor(connectTimeoutMs: number): Agent {
+    let agent = this.agents.get(connectTimeoutMs);
+    if (!agent) {
+      agent = new Agent({ connect: { timeout: connectTimeoutMs }, keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000, connections: 256, pipelining: 1 });
+      this.agents.set(connectTimeoutMs, agent);
+    }
+    return agent;
+  }
+
+  /** Sends one request; answers a 2xx response with its body unread, or throws UpstreamError / ClientAbortedError. */
+  async send(upstreamRequest: UpstreamHttpRequest, options: UpstreamCallOptions): Promise<UpstreamResponse> {
+    const { timeouts, signal } = options;
+    let attempt = 0;
+    while (true) {
+      let response: Dispatcher.ResponseData;
+      try {
+        response = await request(upstreamRequest.url, {
+          method: upstreamRequest.method,
+          headers: upstreamRequest.headers,
+          body: upstreamRequest.method === 'GET' ? undefined : upstreamRequest.body,
+          dispatcher: this.agentFor(timeouts.connectTimeoutMs),
+          headersTimeout: timeouts.firstByteTimeoutMs,
+          bodyTimeout: timeouts.idleTimeoutMs,
+          signal,
+        });
+      } catch (error) {
+        if (isAbort(error, signal)) throw new ClientAbortedError();
+        const upstreamError = toTransportError(error, options.providerId, 'connect');
+        if (upstreamError.retryable && attempt < timeouts.maxRetries) {
+          attempt++;
+          options.onRetry?.(attempt, upstreamError);
+          await sleep(this.backoff(attempt, timeouts.retryBaseDelayMs), signal);
+          continue;
+        }
+        throw upstreamError;
+      }
+      const headers = flattenHeaders(response.headers);
+      const body = response.body as unknown as Readable & AsyncIterable<Uint8Array>;
+      if (response.statusCode >= 200 && response.statusCode < 300) return { status: response.statusCode, headers, body };
+      let text = '';
+      try {
+        text = await readBounded(body);
+      } catch (error) {
+        if (isAbort(error, signal)) throw new ClientAbortedError();
+      }
+      const upstreamError = options.parseError(response.statusCode, text, headers);
+      const waitSeconds = upstreamError.retryAfter;
+      const retryable = upstreamError.retryable && (waitSeconds === undefined || waitSeconds <= MAX_RETRY_AFTER_SECONDS);
+      if (retryable && attempt < timeouts.maxRetries) {
+        attempt++;
+        options.onRetry?.(attempt, upstreamError);
+        this.log.info('upstream.retry', { provider: options.providerId, status: response.statusCode, attempt });
+        const delay = waitSeconds !== undefined ? waitSeconds * 1000 : this.backoff(attempt, timeouts.retryBaseDelayMs);
+        await sleep(delay, signal);
+        continue;
+      }
+      throw upstreamError;
+    }
+  }
+
+  private backoff(attempt: number, baseMs: number): number {
+    const delay = Math.min(baseMs * 2 ** (attempt - 1), 8_000);
+    return delay * (0.75 + Math.random() * 0.25);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.agents.values()].map((agent) => agent.close().catch(() => undefined)));
+  }
+}
