@@ -1,4 +1,7 @@
 import type { z } from 'zod';
+import { chatCompletionRequestSchema } from '../server/providers/openai/openai.wire.js';
 
 /** Schemas of the routes whose procedures cannot carry an output schema (JSON or SSE answers). */
-export const ROUTE_DOCS: Record<string, { input?: z.ZodType; output?: z.ZodType }> = {};
+export const ROUTE_DOCS: Record<string, { input?: z.ZodType; output?: z.ZodType }> = {
+  'POST /v1/chat/completions': { input: chatCompletionRequestSchema },
+};

@@ -39,4 +39,13 @@ export const ROUTES: CompatRoute[] = [
     summary: 'Get a model',
     invoke: (caller, input) => caller.models.get({ id: input.params.id! }),
   },
+  {
+    method: 'POST',
+    path: '/v1/chat/completions',
+    family: 'openai',
+    body: 'json',
+    streamFormat: 'chat',
+    summary: 'Create a chat completion',
+    invoke: (caller, input) => caller.chat.completions(input.body as never),
+  },
 ];

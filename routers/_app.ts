@@ -2,9 +2,11 @@ import { createCallerFactory, router } from '../server/trpc.js';
 import { accountsRouter } from './admin/accounts.router.js';
 import { keysRouter } from './admin/keys.router.js';
 import { modelsRouter } from './models/models.router.js';
+import { chatRouter } from './chat/chat.router.js';
 
 export const appRouter = router({
   models: modelsRouter,
+  chat: chatRouter,
   admin: router({
     accounts: accountsRouter,
     keys: keysRouter,

@@ -20,7 +20,14 @@ export interface Services {
   billing: Billing;
   upstream: UpstreamClient;
   log: Logger;
+  /** Today's per-account discounts; absent until configured. */
+  discounts?: DiscountSource;
   /** SHA-256 (hex) of the admin token. */
   adminTokenHash: string;
   instanceId: string;
+}
+
+/** What billing asks of the discount rotation. */
+export interface DiscountSource {
+  percentageFor(accountId: string, modelId: string, now: Date): number;
 }

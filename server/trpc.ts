@@ -78,6 +78,6 @@ function issuesToGatewayError(issues: Array<{ path?: ReadonlyArray<PropertyKey |
 
 export const errorConversion = t.middleware(async ({ next }) => {
   const result = await next();
-  if (!result.ok) throw toTRPCError(result.error.cause ?? result.error);
+  if (!result.ok) throw toTRPCError(result.error);
   return result;
 });
