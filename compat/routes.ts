@@ -48,4 +48,20 @@ export const ROUTES: CompatRoute[] = [
     summary: 'Create a chat completion',
     invoke: (caller, input) => caller.chat.completions(input.body as never),
   },
+  {
+    method: 'GET',
+    path: '/v1/credits',
+    family: 'openai',
+    body: 'none',
+    summary: 'Credit balance',
+    invoke: (caller) => caller.account.credits(),
+  },
+  {
+    method: 'GET',
+    path: '/v1/usage',
+    family: 'openai',
+    body: 'none',
+    summary: 'Charged requests, newest first',
+    invoke: (caller, input) => caller.account.usage(input.query as never),
+  },
 ];

@@ -3,6 +3,7 @@ import type { Database } from '../../db/schema.js';
 import { GatewayError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { MicroPrice } from './money.js';
+import { runResetCycles } from './credits.js';
 
 /** A finished request, as it will be written: one usage row and, when it cost something, one charge. */
 export interface UsageEntry {
@@ -257,9 +258,13 @@ export class Billing {
     });
   }
 
+  private beats = 0;
+
   private async heartbeat(): Promise<void> {
     await this.db.updateTable('instances').set({ heartbeat_at: new Date() }).where('id', '=', this.options.instanceId).execute();
     await this.recoverAbandonedHolds();
+    // Reset cycles are checked every ~30 s; the sweep itself runs on one instance at a time.
+    if (this.beats++ % 15 === 0) await runResetCycles(this.db, this.options.log);
   }
 
   /** Releases holds of instances that stopped heartbeating (crashed or killed). */
