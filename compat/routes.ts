@@ -49,6 +49,23 @@ export const ROUTES: CompatRoute[] = [
     invoke: (caller, input) => caller.chat.completions(input.body as never),
   },
   {
+    method: 'POST',
+    path: '/v1/messages',
+    family: 'anthropic',
+    body: 'json',
+    streamFormat: 'messages',
+    summary: 'Create a message (Anthropic format)',
+    invoke: (caller, input) => caller.messages.create(input.body as never),
+  },
+  {
+    method: 'POST',
+    path: '/v1/messages/count_tokens',
+    family: 'anthropic',
+    body: 'json',
+    summary: 'Count input tokens (not billed)',
+    invoke: (caller, input) => caller.messages.countTokens(input.body as never),
+  },
+  {
     method: 'GET',
     path: '/v1/credits',
     family: 'openai',

@@ -1,4 +1,5 @@
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import path from 'node:path';
 import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.js';
@@ -83,16 +84,62 @@ async function openPostgres(databaseUrl: string, options: DatabaseOptions): Prom
   };
 }
 
+function isProcessAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * PGlite lets only one process use a data directory, and does not enforce it:
+ * a lock file with the owner's pid does (a stale lock of a dead process is taken over).
+ */
+function lockDataDir(dataDir: string): () => void {
+  const file = path.join(dataDir, 'gateway.lock');
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const fd = openSync(file, 'wx', 0o600);
+      writeSync(fd, String(process.pid));
+      closeSync(fd);
+      return () => {
+        try {
+          unlinkSync(file);
+        } catch {
+          // already gone
+        }
+      };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const owner = Number(readFileSync(file, 'utf8').trim());
+      if (Number.isInteger(owner) && owner > 0 && owner !== process.pid && isProcessAlive(owner)) {
+        throw new DataDirectoryLockedError(
+          `The embedded database in ${dataDir} is in use by process ${owner} (a running gateway). Stop it, or use the admin CLI without --direct to go through it.`,
+        );
+      }
+      unlinkSync(file);
+    }
+  }
+  throw new DataDirectoryLockedError(`Could not lock ${dataDir}`);
+}
+
 async function openPGlite(dataDir: string): Promise<DatabaseHandle> {
   const { PGlite } = await import('@electric-sql/pglite');
   const inMemory = dataDir.startsWith('memory://');
-  if (!inMemory) mkdirSync(dataDir, { recursive: true });
+  let unlock = () => {};
+  if (!inMemory) {
+    mkdirSync(dataDir, { recursive: true });
+    unlock = lockDataDir(dataDir);
+  }
   let pglite: InstanceType<typeof PGlite>;
   try {
     pglite = await PGlite.create(inMemory ? undefined : dataDir, {
       parsers: { 20: (value: string) => Number(value) },
     });
   } catch (error) {
+    unlock();
     throw new DataDirectoryLockedError(
       `Could not open the embedded database in ${dataDir} (is a gateway already running on it?): ${(error as Error).message}`,
     );
@@ -107,6 +154,7 @@ async function openPGlite(dataDir: string): Promise<DatabaseHandle> {
     async close() {
       await db.destroy();
       await pglite.close();
+      unlock();
     },
   };
 }

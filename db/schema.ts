@@ -15,6 +15,7 @@ export interface Database {
   settings: SettingsTable;
   credit_holds: CreditHoldsTable;
   instances: InstancesTable;
+  rate_limits: RateLimitsTable;
 }
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
@@ -140,6 +141,14 @@ export interface InstancesTable {
   id: string;
   started_at: Generated<Date>;
   heartbeat_at: Timestamp;
+}
+
+/** Requests per API key and fixed one-minute window (database rate limiter, used without Redis); windows older than 5 minutes are pruned. */
+export interface RateLimitsTable {
+  key_id: string;
+  /** Start of the one-minute window (a whole UTC minute). */
+  window_start: ColumnType<Date, Date | string, Date | string>;
+  count: Generated<number>;
 }
 
 export type Account = Selectable<AccountsTable>;

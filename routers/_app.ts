@@ -3,11 +3,13 @@ import { accountsRouter } from './admin/accounts.router.js';
 import { keysRouter } from './admin/keys.router.js';
 import { modelsRouter } from './models/models.router.js';
 import { chatRouter } from './chat/chat.router.js';
+import { messagesRouter } from './messages/messages.router.js';
 import { accountRouter } from './account/account.router.js';
 
 export const appRouter = router({
   models: modelsRouter,
   chat: chatRouter,
+  messages: messagesRouter,
   account: accountRouter,
   admin: router({
     accounts: accountsRouter,

@@ -12,6 +12,8 @@ import type { GatewayConfig } from './config.js';
 import { createLogger, type Logger } from './logger.js';
 import type { Services } from './services.js';
 import { UpstreamClient } from './upstream/upstream-client.js';
+import { DiscountSettings, SETTINGS_CHANNEL } from './billing/discount-settings.js';
+import { createRateLimiter } from './ratelimit/rate-limiter.js';
 
 export interface RunningGateway {
   services: Services;
@@ -52,6 +54,12 @@ export async function buildServices(config: GatewayConfig, options: StartOptions
     },
     () => authCache.invalidate({ type: 'all' }),
   );
+  const discounts = new DiscountSettings(db);
+  await discounts.load();
+  await database.listen(SETTINGS_CHANNEL, () => {
+    discounts.load().catch((error: Error) => log.warn('settings.reload_failed', { message: error.message }));
+  });
+  const rateLimiter = createRateLimiter({ redisUrl: config.redisUrl, db, log: (event, fields) => log.warn(event, fields) });
   const adminTokenHash = await ensureAdminToken(db, config, log);
   await ensureBootstrapKey(db, config, log);
   const instanceId = `gw_${randomUUID()}`;
@@ -68,6 +76,8 @@ export async function buildServices(config: GatewayConfig, options: StartOptions
     keyUsage,
     billing,
     upstream: new UpstreamClient(log),
+    discounts,
+    rateLimiter,
     log,
     adminTokenHash,
     instanceId,
@@ -78,6 +88,7 @@ export async function closeServices(services: Services): Promise<void> {
   await services.billing.stop().catch((error: Error) => services.log.error('billing.stop_failed', { message: error.message }));
   await services.keyUsage.stop().catch(() => undefined);
   await services.upstream.close();
+  await services.rateLimiter.close().catch(() => undefined);
   await services.database.close();
 }
 

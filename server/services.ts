@@ -8,6 +8,8 @@ import type { Catalog } from './catalog/catalog.js';
 import type { GatewayConfig } from './config.js';
 import type { Logger } from './logger.js';
 import type { UpstreamClient } from './upstream/upstream-client.js';
+import type { DiscountSettings } from './billing/discount-settings.js';
+import type { RateLimiter } from './ratelimit/rate-limiter.js';
 
 /** Long-lived parts of one gateway instance, built once at start (server/gateway.ts). */
 export interface Services {
@@ -20,8 +22,9 @@ export interface Services {
   billing: Billing;
   upstream: UpstreamClient;
   log: Logger;
-  /** Today's per-account discounts; absent until configured. */
-  discounts?: DiscountSource;
+  /** Today's per-account discounts. */
+  discounts: DiscountSettings;
+  rateLimiter: RateLimiter;
   /** SHA-256 (hex) of the admin token. */
   adminTokenHash: string;
   instanceId: string;

@@ -1,9 +1,11 @@
 import type { Migration, MigrationProvider } from 'kysely';
 import * as initial from './2026-11-22T0000-initial.js';
+import * as rateLimits from './2026-11-22T0100-rate-limits.js';
 
 /** Migrations in order; names sort by their timestamp. */
 const MIGRATIONS: Record<string, Migration> = {
   '2026-11-22T0000-initial': initial,
+  '2026-11-22T0100-rate-limits': rateLimits,
 };
 
 export const migrationProvider: MigrationProvider = {

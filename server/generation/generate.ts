@@ -197,7 +197,7 @@ export async function runGeneration<Body extends Record<string, unknown>>(
   const stream = codec.isStream(body);
   const strict = isStrict(context, model);
   const estimatedInput = estimateRequestTokens(canonical);
-  const discountPercentage = services.discounts?.percentageFor(auth.account.id, model.id, new Date()) ?? 0;
+  const discountPercentage = services.discounts.percentageFor(auth.account.id, model.id, new Date());
   const maxOutput = canonical.maxOutputTokens ?? DEFAULT_HOLD_OUTPUT_TOKENS;
   const holdAmount = applyDiscount(computeCost(model.price, { inputTokens: estimatedInput, outputTokens: maxOutput }), discountPercentage);
   const meta: AnswerMeta = { id: newAnswerId(codec.idPrefix), model: model.id, created: Math.floor(Date.now() / 1000), inputTokens: estimatedInput };

@@ -2,6 +2,7 @@ import { timingSafeEqual, createHash } from 'node:crypto';
 import { authenticate } from '../auth/authenticate.js';
 import { GatewayError } from '../errors.js';
 import { baseProcedure, errorConversion, middleware } from '../trpc.js';
+import type { Services } from '../services.js';
 
 /** No authentication (the public model catalog). */
 export const publicProcedure = baseProcedure.use(errorConversion);
@@ -9,8 +10,26 @@ export const publicProcedure = baseProcedure.use(errorConversion);
 const requireApiKey = middleware(async ({ ctx, next }) => {
   const auth = await authenticate(ctx.services.authCache, ctx.credentials, ctx.clientAddress);
   ctx.services.keyUsage.touch(auth.key.id);
+  await enforceRateLimit(ctx.services, auth.key.id, auth.account.plan);
   return next({ ctx: { auth } });
 });
+
+/** Requests per minute per key, by plan, across instances (Redis or the database). */
+async function enforceRateLimit(services: Services, keyId: string, plan: string): Promise<void> {
+  const limit = services.config.rateLimits[plan] ?? services.config.rateLimits.pro ?? 0;
+  if (limit <= 0) return;
+  let result;
+  try {
+    result = await services.rateLimiter.check(keyId, limit);
+  } catch (error) {
+    // The limiter's store being down must not take the gateway down with it.
+    services.log.warn('ratelimit.unavailable', { message: (error as Error).message });
+    return;
+  }
+  if (!result.allowed) {
+    throw new GatewayError('RATE_LIMITED', `Rate limit of ${limit} requests per minute for this key exceeded.`, { retryAfter: result.retryAfterSeconds });
+  }
+}
 
 /** Every public operation but the catalog: a valid key of an enabled account, from an allowed address. */
 export const apiKeyProcedure = publicProcedure.use(requireApiKey);

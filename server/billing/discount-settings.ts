@@ -1,0 +1,63 @@
+import { randomBytes } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import { notify } from '../../db/client.js';
+import type { DiscountSource } from '../services.js';
+import { assertDiscountPool, DEFAULT_DISCOUNT_POOL, discountPercentageFor, toDiscountResult, type DiscountPool, type DiscountResult } from './discounts.js';
+
+const POOL_SETTING = 'discount_pool';
+export const SETTINGS_CHANNEL = 'umg_settings';
+
+/**
+ * The operator's discount pool, kept in the settings table and in memory.
+ * Every instance derives the same discounts from it without coordination;
+ * a change is announced so all instances reload it. The pool's seed is
+ * random per installation so discounts cannot be predicted from outside.
+ */
+export class DiscountSettings implements DiscountSource {
+  private pool: DiscountPool = DEFAULT_DISCOUNT_POOL;
+
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async load(): Promise<void> {
+    const row = await this.db.selectFrom('settings').select('value').where('key', '=', POOL_SETTING).executeTakeFirst();
+    if (row) {
+      this.pool = row.value as DiscountPool;
+      return;
+    }
+    const initial: DiscountPool = { ...DEFAULT_DISCOUNT_POOL, seed: randomBytes(16).toString('hex') };
+    await this.db
+      .insertInto('settings')
+      .values({ key: POOL_SETTING, value: JSON.stringify(initial) })
+      .onConflict((oc) => oc.column('key').doNothing())
+      .execute();
+    const stored = await this.db.selectFrom('settings').select('value').where('key', '=', POOL_SETTING).executeTakeFirstOrThrow();
+    this.pool = stored.value as DiscountPool;
+  }
+
+  get current(): DiscountPool {
+    return this.pool;
+  }
+
+  async update(changes: Partial<Omit<DiscountPool, 'seed'>>): Promise<DiscountPool> {
+    const next: DiscountPool = { ...this.pool, ...changes };
+    assertDiscountPool(next);
+    await this.db
+      .insertInto('settings')
+      .values({ key: POOL_SETTING, value: JSON.stringify(next) })
+      .onConflict((oc) => oc.column('key').doUpdateSet({ value: JSON.stringify(next) }))
+      .execute();
+    this.pool = next;
+    await notify(this.db, SETTINGS_CHANNEL, POOL_SETTING);
+    return next;
+  }
+
+  percentageFor(accountId: string, modelId: string, now: Date): number {
+    if (this.pool.models.length === 0) return 0;
+    return discountPercentageFor(accountId, modelId, this.pool, now);
+  }
+
+  resultFor(accountId: string, now: Date): DiscountResult {
+    return toDiscountResult(accountId, this.pool, now);
+  }
+}
