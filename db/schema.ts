@@ -16,6 +16,7 @@ export interface Database {
   credit_holds: CreditHoldsTable;
   instances: InstancesTable;
   rate_limits: RateLimitsTable;
+  stored_responses: StoredResponsesTable;
 }
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
@@ -149,6 +150,15 @@ export interface RateLimitsTable {
   /** Start of the one-minute window (a whole UTC minute). */
   window_start: ColumnType<Date, Date | string, Date | string>;
   count: Generated<number>;
+}
+
+/** What `previous_response_id` needs of an answer given through a bridge: the whole conversation, per account. */
+export interface StoredResponsesTable {
+  id: string;
+  account_id: string;
+  model: string;
+  conversation: ColumnType<unknown, string, string>;
+  created_at: Generated<Date>;
 }
 
 export type Account = Selectable<AccountsTable>;

@@ -1,19 +1,23 @@
 import { createCallerFactory, router } from '../server/trpc.js';
 import { accountsRouter } from './admin/accounts.router.js';
 import { keysRouter } from './admin/keys.router.js';
+import { billingRouter } from './admin/billing.router.js';
 import { modelsRouter } from './models/models.router.js';
 import { chatRouter } from './chat/chat.router.js';
 import { messagesRouter } from './messages/messages.router.js';
+import { responsesRouter } from './responses/responses.router.js';
 import { accountRouter } from './account/account.router.js';
 
 export const appRouter = router({
   models: modelsRouter,
   chat: chatRouter,
   messages: messagesRouter,
+  responses: responsesRouter,
   account: accountRouter,
   admin: router({
     accounts: accountsRouter,
     keys: keysRouter,
+    billing: billingRouter,
   }),
 });
 

@@ -3,7 +3,7 @@ import { readCredits } from '../../server/billing/credits.js';
 import { microToCredits } from '../../server/billing/money.js';
 import { apiKeyProcedure } from '../../server/procedures/index.js';
 import { router } from '../../server/trpc.js';
-import { creditsSchema, usageListSchema, usageQuerySchema } from './account.schema.js';
+import { creditsSchema, discountResultSchema, usageListSchema, usageQuerySchema } from './account.schema.js';
 
 function toDate(value: number | string | undefined): Date | undefined {
   if (value === undefined) return undefined;
@@ -15,6 +15,11 @@ export const accountRouter = router({
     .meta({ openapi: { method: 'GET', path: '/v1/credits', tags: ['account'], summary: 'Credit balance' } })
     .output(creditsSchema)
     .query(({ ctx }) => readCredits(ctx.services.db, ctx.auth.account.id)),
+
+  discounts: apiKeyProcedure
+    .meta({ openapi: { method: 'GET', path: '/v1/discounts/my-discounts', tags: ['account'], summary: "Today's discounts" } })
+    .output(discountResultSchema)
+    .query(({ ctx }) => ctx.services.discounts.resultFor(ctx.auth.account.id, new Date())),
 
   usage: apiKeyProcedure
     .meta({ openapi: { method: 'GET', path: '/v1/usage', tags: ['account'], summary: 'Charged requests, newest first' } })

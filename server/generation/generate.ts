@@ -44,6 +44,8 @@ export interface GenerationOptions<Body extends Record<string, unknown>> {
   body: Body;
   /** Conversation from an earlier answer (Responses `previous_response_id`), prepended by the codec's decode. */
   decoded?: { request: CanonicalRequest; report: BridgeReport };
+  /** Never pass through, even to a provider that speaks the client's format (the request was rebuilt). */
+  forceBridge?: boolean;
   /** Called with the final canonical answer (non-stream) or the assembled one (stream), e.g. to store it. */
   onComplete?: (request: CanonicalRequest, response: CanonicalResponse, meta: AnswerMeta) => Promise<void> | void;
 }
@@ -248,7 +250,7 @@ export async function runGeneration<Body extends Record<string, unknown>>(
     const kind = deployment.provider.kind;
     if (kind === 'mock') return { deployment, native: false, report: decoded.report, adapter: undefined };
     const adapter = ADAPTERS[kind];
-    const native = adapter.nativeFormats.includes(codec.format);
+    const native = !options.forceBridge && adapter.nativeFormats.includes(codec.format);
     return { deployment, native, report: native ? { dropped: [], approximated: [] } : decoded.report, adapter };
   };
 
