@@ -5,9 +5,9 @@ import { apiKeyProcedure } from '../../server/procedures/index.js';
 import { router } from '../../server/trpc.js';
 import { creditsSchema, discountResultSchema, usageListSchema, usageQuerySchema } from './account.schema.js';
 
-function toDate(value: number | string | undefined): Date | undefined {
+function toDate(value: string | undefined): Date | undefined {
   if (value === undefined) return undefined;
-  return typeof value === 'number' ? new Date(value * 1000) : new Date(value);
+  return /^\d+$/.test(value) ? new Date(Number(value) * 1000) : new Date(value);
 }
 
 export const accountRouter = router({

@@ -13,7 +13,8 @@ export const creditsSchema = z.object({
   reset_cycle_days: z.number().int(),
 });
 
-const timestamp = z.union([z.coerce.number().int().nonnegative(), z.iso.datetime({ offset: true })]);
+/** Unix seconds or an ISO 8601 time, as a query string. */
+const timestamp = z.string().refine((value) => /^\d+$/.test(value) || !Number.isNaN(Date.parse(value)), 'expected unix seconds or an ISO 8601 time');
 
 export const usageQuerySchema = z.object({
   page: z.coerce.number().int().min(1).default(1),
