@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import { chatCompletionRequestSchema } from '../server/providers/openai/openai.wire.js';
 import { countTokensRequestSchema, messagesRequestSchema } from '../server/providers/anthropic/anthropic.wire.js';
 import { compactRequestSchema, responsesRequestSchema } from '../server/translate/responses/responses.wire.js';
+import { imageGenerationRequestSchema } from '../server/images/images.schema.js';
 
 /** Schemas of the routes whose procedures cannot carry an output schema (JSON or SSE answers). */
 export const ROUTE_DOCS: Record<string, { input?: z.ZodType; output?: z.ZodType }> = {
@@ -10,4 +11,5 @@ export const ROUTE_DOCS: Record<string, { input?: z.ZodType; output?: z.ZodType 
   'POST /v1/messages/count_tokens': { input: countTokensRequestSchema },
   'POST /v1/responses': { input: responsesRequestSchema },
   'POST /v1/responses/compact': { input: compactRequestSchema },
+  'POST /v1/images/generations': { input: imageGenerationRequestSchema },
 };

@@ -83,6 +83,14 @@ export const ROUTES: CompatRoute[] = [
     invoke: (caller, input) => caller.responses.compact(input.body as never),
   },
   {
+    method: 'POST',
+    path: '/v1/images/generations',
+    family: 'openai',
+    body: 'json',
+    summary: 'Generate images (not on the free plan)',
+    invoke: (caller, input) => caller.images.generate(input.body as never),
+  },
+  {
     method: 'GET',
     path: '/v1/credits',
     family: 'openai',

@@ -6,6 +6,7 @@ import { modelsRouter } from './models/models.router.js';
 import { chatRouter } from './chat/chat.router.js';
 import { messagesRouter } from './messages/messages.router.js';
 import { responsesRouter } from './responses/responses.router.js';
+import { imagesRouter } from './images/images.router.js';
 import { accountRouter } from './account/account.router.js';
 
 export const appRouter = router({
@@ -13,6 +14,7 @@ export const appRouter = router({
   chat: chatRouter,
   messages: messagesRouter,
   responses: responsesRouter,
+  images: imagesRouter,
   account: accountRouter,
   admin: router({
     accounts: accountsRouter,

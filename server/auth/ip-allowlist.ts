@@ -34,8 +34,16 @@ export class IpAllowlist {
       const [address, prefix] = entry.split('/');
       const normalized = normalizeAddress(address!);
       const type = isIP(normalized) === 6 ? 'ipv6' : 'ipv4';
-      if (prefix === undefined) this.blockList.addAddress(normalized, type);
-      else this.blockList.addSubnet(normalized, Number(prefix), type);
+      // An IPv4-mapped IPv6 range (::ffff:10.0.0.0/104) is the IPv4 range it maps: clients are matched in IPv4 form.
+      const mapped = normalized !== address && type === 'ipv4';
+      let bits = prefix === undefined ? undefined : Number(prefix);
+      if (mapped && bits !== undefined) bits = Math.max(0, bits - 96);
+      try {
+        if (bits === undefined) this.blockList.addAddress(normalized, type);
+        else this.blockList.addSubnet(normalized, bits, type);
+      } catch {
+        // Entries are validated when they are set; one that still cannot be compiled matches nothing.
+      }
     }
   }
 
@@ -44,7 +52,11 @@ export class IpAllowlist {
     const normalized = normalizeAddress(address);
     const family = isIP(normalized);
     if (family === 0) return false;
-    return this.blockList.check(normalized, family === 6 ? 'ipv6' : 'ipv4');
+    try {
+      return this.blockList.check(normalized, family === 6 ? 'ipv6' : 'ipv4');
+    } catch {
+      return false;
+    }
   }
 }
 
