@@ -1,0 +1,95 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createAccount, createKey, updateAccount } from '../../server/accounts/accounts.service.js';
+import type { CatalogFile } from '../../server/catalog/catalog.schema.js';
+import { readConfig, type GatewayConfig } from '../../server/config.js';
+import { startGateway, type RunningGateway } from '../../server/gateway.js';
+import { createLogger } from '../../server/logger.js';
+import { createTestDatabase, usingPostgres, type TestDatabase } from './database.js';
+
+export interface TestGatewayOptions {
+  catalog?: CatalogFile;
+  /** Use this database URL (several instances on one PostgreSQL). */
+  databaseUrl?: string;
+  /** Force a fresh PostgreSQL database even in a PGlite run. */
+  postgres?: boolean;
+  env?: Record<string, string>;
+  config?: Partial<GatewayConfig>;
+}
+
+export interface TestGateway {
+  gateway: RunningGateway;
+  url: string;
+  adminToken: string;
+  databaseUrl: string | undefined;
+  /** An account with a key, ready to call the API. */
+  createAccountWithKey(options?: { plan?: string; credits?: number; ipAllowlist?: string[]; restrictedAccess?: boolean; vaultCredits?: number; dailyLimit?: number }): Promise<{ accountId: string; key: string; keyId: string }>;
+  disableAccount(accountId: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts a real gateway in this process on a random port: on a fresh
+ * PostgreSQL database when the suite runs with DATABASE_URL (or when asked),
+ * otherwise on an in-memory PGlite.
+ */
+export async function startTestGateway(options: TestGatewayOptions = {}): Promise<TestGateway> {
+  let database: TestDatabase | undefined;
+  let databaseUrl = options.databaseUrl;
+  if (!databaseUrl && (usingPostgres || options.postgres)) {
+    database = await createTestDatabase();
+    databaseUrl = database.url;
+  }
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'umg-test-'));
+  let catalogFile: string | undefined;
+  if (options.catalog) {
+    catalogFile = path.join(dir, 'catalog.json');
+    writeFileSync(catalogFile, JSON.stringify(options.catalog));
+  }
+  const adminToken = `test-admin-${randomBytes(8).toString('hex')}`;
+  const env = { ...process.env, ...options.env };
+  const config: GatewayConfig = {
+    ...readConfig({ ...env, DATABASE_URL: databaseUrl ?? '' }),
+    port: 0,
+    host: '::',
+    dataDir: databaseUrl ? dir : 'memory://',
+    catalogFile,
+    adminToken,
+    createDemoAccount: false,
+    bootstrapKey: undefined,
+    logLevel: 'silent',
+    usageFlushMs: 20,
+    ...options.config,
+  };
+  const gateway = await startGateway(config, { logger: createLogger(process.env.TEST_LOG ? 'debug' : 'silent'), env });
+  const db = gateway.services.db;
+  return {
+    gateway,
+    url: gateway.url.replace('[::]', '127.0.0.1'),
+    adminToken,
+    databaseUrl,
+    async createAccountWithKey(accountOptions = {}) {
+      const account = await createAccount(db, {
+        name: 'test',
+        plan: accountOptions.plan ?? 'pro',
+        credits: accountOptions.credits ?? 100,
+        vaultCredits: accountOptions.vaultCredits,
+        ipAllowlist: accountOptions.ipAllowlist,
+        restrictedAccess: accountOptions.restrictedAccess,
+        dailyLimit: accountOptions.dailyLimit,
+      });
+      const { key, record } = await createKey(db, account.id, 'test');
+      return { accountId: account.id, key, keyId: record.id };
+    },
+    async disableAccount(accountId) {
+      await updateAccount(db, accountId, { disabled: true });
+    },
+    async close() {
+      await gateway.stop();
+      await database?.drop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
