@@ -107,6 +107,8 @@ export function createApp(services: Services, state: AppState = { inFlight: 0, d
   // Typed tRPC clients (the admin CLI): every procedure, admin ones behind the admin token.
   router.all('/trpc/{*path}', async (ctx) => {
     ctx.respond = false;
+    // Koa starts every answer at 404; tRPC only sets its own status over a 200.
+    ctx.res.statusCode = 200;
     const controller = new AbortController();
     ctx.res.once('close', () => controller.abort());
     await nodeHTTPRequestHandler({

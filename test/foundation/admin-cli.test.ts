@@ -1,0 +1,253 @@
+/**
+ * The operator's CLI (server/cli/admin.ts), spawned as a user runs it: against
+ * a running gateway with GATEWAY_URL and GATEWAY_ADMIN_TOKEN, and with
+ * `--direct` on an embedded (PGlite) data directory, free or held by a
+ * running gateway process.
+ *
+ * Each spawn costs about a second of start-up, so the independent runs start
+ * together in beforeAll and the tests await their results.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { bearer, CHAT_BODY, postJson, sleep, type Json } from './http.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const CLI = 'server/cli/admin.ts';
+/** A budget, not an assertion: a spawned process starts in about a second, much slower on a busy machine. */
+const SPAWN_BUDGET = { timeout: 120_000 };
+
+interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** The environment of a user's shell, without anything that would point the CLI somewhere else. */
+function baseEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of ['DATABASE_URL', 'DATA_DIR', 'GATEWAY_URL', 'GATEWAY_ADMIN_TOKEN', 'PORT', 'HOST', 'GATEWAY_CONFIG', 'GATEWAY_BOOTSTRAP_KEY']) delete env[name];
+  return { ...env, LOG_LEVEL: 'warn', ...extra };
+}
+
+/** Every process this file started, so afterAll can end the ones still running (even after a failed hook). */
+const children = new Set<ChildProcess>();
+
+function runNode(script: string, args: string[], env: NodeJS.ProcessEnv, options: { exitWithParent?: boolean } = {}): ChildProcess {
+  const child = options.exitWithParent
+    ? spawn(process.execPath, ['--import', 'tsx', '--import', './test/foundation/exit-with-parent.ts', script, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] })
+    : spawn(process.execPath, ['--import', 'tsx', script, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  return child;
+}
+
+function runCli(args: string[], env: Record<string, string>): Promise<CliRun> {
+  return new Promise((resolve) => {
+    const child = runNode(CLI, args, baseEnv(env));
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', (error) => resolve({ code: null, stdout, stderr: `${stderr}${error.message}` }));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+function parseJson<T = Json>(run: CliRun): T {
+  expect(run.code, `exit ${run.code}\nstdout: ${run.stdout}\nstderr: ${run.stderr}`).toBe(0);
+  return JSON.parse(run.stdout) as T;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** `npm start` on an embedded data directory; resolves once /healthz answers. */
+async function startGatewayProcess(dataDir: string): Promise<{ child: ChildProcess; url: string; output: () => string }> {
+  const port = await freePort();
+  const child = runNode('server/main.ts', [], baseEnv({ DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', GATEWAY_DEMO: '0' }), { exitWithParent: true });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 100_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`the gateway process exited with ${child.exitCode}: ${output}`);
+    try {
+      const response = await fetch(`${url}/healthz`);
+      if (response.status === 200) return { child, url, output: () => output };
+    } catch {
+      // not listening yet
+    }
+    await sleep(100);
+  }
+  throw new Error(`the gateway process did not answer /healthz: ${output}`);
+}
+
+async function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+let gateway: TestGateway;
+let remoteEnv: Record<string, string>;
+const tempDirs: string[] = [];
+
+/** Independent runs, started together in beforeAll. */
+let help: Promise<CliRun>;
+let unknownCommand: Promise<CliRun>;
+let wrongToken: Promise<CliRun>;
+let directFresh: Promise<CliRun>;
+let directHeld: Promise<{ direct: CliRun; tokenFromFile: CliRun; dataDir: string }>;
+
+function tempDir(): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'umg-cli-'));
+  tempDirs.push(dir);
+  return dir;
+}
+
+beforeAll(async () => {
+  gateway = await startTestGateway();
+  remoteEnv = { GATEWAY_URL: gateway.url, GATEWAY_ADMIN_TOKEN: gateway.adminToken, DATA_DIR: tempDir() };
+  wrongToken = runCli(['accounts:list'], { ...remoteEnv, GATEWAY_ADMIN_TOKEN: 'not-the-admin-token' });
+
+  const heldDir = tempDir();
+  directHeld = (async () => {
+    const running = await startGatewayProcess(heldDir);
+    const [direct, tokenFromFile] = await Promise.all([
+      runCli(['accounts:create', '--direct', '--name', 'intruder'], { DATA_DIR: heldDir }),
+      // Without GATEWAY_ADMIN_TOKEN the CLI reads DATA_DIR/admin-token, written by the gateway's first start.
+      runCli(['accounts:list'], { DATA_DIR: heldDir, GATEWAY_URL: running.url }),
+    ]);
+    return { direct, tokenFromFile, dataDir: heldDir };
+  })();
+  // Nobody waits on it before the tests: keep a failure for the test that reads it.
+  directHeld.catch(() => undefined);
+
+  const freshDir = tempDir();
+  directFresh = runCli(['accounts:create', '--direct', '--name', 'offline', '--credits', '3'], { DATA_DIR: freshDir });
+
+  help = runCli(['help'], {});
+  unknownCommand = runCli(['accounts:explode'], {});
+});
+
+afterAll(async () => {
+  // The held gateway runs until stopped; every other process is a CLI run that ends by itself.
+  await Promise.all([...children].map((child) => stopProcess(child)));
+  await gateway?.close();
+  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('admin CLI against a running gateway', SPAWN_BUDGET, () => {
+  let accountId: string;
+  let key: string;
+  let keyId: string;
+
+  it('help lists every command', async () => {
+    const run = await help;
+    expect(run.code).toBe(0);
+    for (const command of ['accounts:create', 'accounts:list', 'accounts:get', 'accounts:set-plan', 'accounts:disable', 'accounts:enable', 'accounts:adjust-credits', 'accounts:set-ip-allowlist', 'keys:create', 'keys:list', 'keys:rename', 'keys:enable', 'keys:disable', 'keys:delete', 'help']) {
+      expect(run.stdout).toContain(command);
+    }
+  });
+
+  it('accounts:create prints the account as JSON with an id', async () => {
+    const account = parseJson<{ id: string; name: string; current_credits: number; plan: string; disabled: boolean }>(
+      await runCli(['accounts:create', '--name', 'x', '--credits', '5'], remoteEnv),
+    );
+    expect(account.id).toMatch(/^acct_/);
+    expect(account).toMatchObject({ name: 'x', current_credits: 5, plan: 'pro', disabled: false });
+    accountId = account.id;
+  });
+
+  it('keys:create prints the full key once', async () => {
+    const created = parseJson<{ id: string; key: string; display: string; account_id: string }>(
+      await runCli(['keys:create', '--account', accountId, '--name', 'cli key'], remoteEnv),
+    );
+    expect(created.key).toMatch(/^sk-umg-[0-9A-Za-z]{40,}$/);
+    expect(created.display).toBe(`sk-umg-…${created.key.slice(-4)}`);
+    expect(created.account_id).toBe(accountId);
+    key = created.key;
+    keyId = created.id;
+  });
+
+  it('the printed key authenticates against the gateway', async () => {
+    const answer = await postJson(`${gateway.url}/v1/chat/completions`, CHAT_BODY, bearer(key));
+    expect(answer.status, answer.text).toBe(200);
+  });
+
+  it('keys:list shows only the display form, never the full key', async () => {
+    const run = await runCli(['keys:list', '--account', accountId], remoteEnv);
+    const keys = parseJson<Array<Record<string, unknown>>>(run);
+    expect(keys).toHaveLength(1);
+    expect(keys[0]).toMatchObject({ id: keyId, name: 'cli key', display: `sk-umg-…${key.slice(-4)}`, enabled: true });
+    expect(keys[0]).not.toHaveProperty('key');
+    expect(keys[0]).not.toHaveProperty('key_hash');
+    expect(run.stdout).not.toContain(key);
+    expect(run.stdout).not.toContain(key.slice(7, 20));
+  });
+
+  it('keys:disable makes the gateway refuse the key', async () => {
+    const disabled = parseJson<{ id: string; enabled: boolean }>(await runCli(['keys:disable', '--key', keyId], remoteEnv));
+    expect(disabled).toMatchObject({ id: keyId, enabled: false });
+    const answer = await postJson(`${gateway.url}/v1/chat/completions`, CHAT_BODY, bearer(key));
+    expect(answer.status, answer.text).toBe(401);
+    expect((answer.body.error as Json).code).toBe('INVALID_KEY');
+  });
+
+  it('a wrong admin token fails with a non-zero exit and a clear message', async () => {
+    const run = await wrongToken;
+    expect(run.code).not.toBe(0);
+    expect(run.code).not.toBeNull();
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toMatch(/admin token/i);
+    expect(run.stderr).toContain('UNAUTHORIZED_ADMIN');
+    expect(run.stderr).not.toContain('not-the-admin-token');
+  });
+
+  it('an unknown command exits 2 and names the command', async () => {
+    const run = await unknownCommand;
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('Unknown command "accounts:explode"');
+  });
+});
+
+describe('admin CLI with --direct on an embedded data directory', SPAWN_BUDGET, () => {
+  it('creates an account in a fresh data directory with no gateway running', async () => {
+    const account = parseJson<{ id: string; name: string; current_credits: number }>(await directFresh);
+    expect(account.id).toMatch(/^acct_/);
+    expect(account).toMatchObject({ name: 'offline', current_credits: 3 });
+  });
+
+  it('refuses a data directory held by a running gateway with a clear "in use" message', async () => {
+    const { direct, dataDir } = await directHeld;
+    expect(direct.code, direct.stdout).not.toBe(0);
+    expect(direct.code).not.toBeNull();
+    expect(direct.stdout).toBe('');
+    expect(direct.stderr).toMatch(/in use/i);
+    expect(direct.stderr).toContain(dataDir);
+  });
+
+  it('finds the admin token in DATA_DIR/admin-token when GATEWAY_ADMIN_TOKEN is not set', async () => {
+    const { tokenFromFile } = await directHeld;
+    expect(Array.isArray(parseJson<unknown[]>(tokenFromFile))).toBe(true);
+  });
+});
