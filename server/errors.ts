@@ -143,6 +143,10 @@ export class UpstreamError extends Error {
     if (this.timeout) {
       return new GatewayError('UPSTREAM_TIMEOUT', `The provider did not answer in time: ${this.message}`, { cause: this });
     }
+    if (this.status === 401 || this.status === 403) {
+      // The provider refused the gateway's own credentials: not the client's key, so not a 401/403 for the client.
+      return new GatewayError('UPSTREAM_ERROR', `The provider refused the gateway's credentials (${this.status}).`, { cause: this });
+    }
     if (this.status >= 400 && this.status < 500) {
       if (this.status === 429) {
         return new GatewayError('RATE_LIMITED', `The provider is rate limiting requests: ${this.message}`, {

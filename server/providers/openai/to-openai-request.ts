@@ -109,12 +109,25 @@ export function toOpenAIChatRequest(
   }
 
   for (const [key, value] of Object.entries(request.extra ?? {})) {
+    // Hosted tools of another format (web search, bash…) cannot run here: name each one as dropped.
+    if (key === 'tools' && Array.isArray(value)) {
+      for (const tool of value) report.dropped.push(`tools.${describeHostedTool(tool)}`);
+      continue;
+    }
     if (Object.hasOwn(body, key)) continue;
     if (CARRIED_EXTRA_FIELDS.get(key)?.(value)) body[key] = value;
     else report.dropped.push(key);
   }
 
   return { body, report: deduplicate(report) };
+}
+
+function describeHostedTool(tool: unknown): string {
+  if (typeof tool !== 'object' || tool === null) return 'unknown';
+  const record = tool as Record<string, unknown>;
+  if (typeof record.name === 'string') return record.name;
+  if (typeof record.type === 'string') return record.type;
+  return 'unknown';
 }
 
 function convertMessages(request: CanonicalRequest, report: BridgeReport): Record<string, unknown>[] {
