@@ -28,6 +28,8 @@ export interface RunningGateway {
 export interface StartOptions {
   logger?: Logger;
   env?: NodeJS.ProcessEnv;
+  /** In-memory PGlite only: start from this migrated dump (tests). */
+  pgliteSnapshot?: Blob;
 }
 
 export async function buildServices(config: GatewayConfig, options: StartOptions = {}): Promise<Services> {
@@ -36,6 +38,7 @@ export async function buildServices(config: GatewayConfig, options: StartOptions
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     log: (event, fields) => log.warn(event, fields),
+    pgliteSnapshot: options.pgliteSnapshot,
   });
   const db = database.db;
   await migrateToLatest(db);

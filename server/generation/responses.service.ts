@@ -1,63 +1,97 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { GatewayError } from '../errors.js';
-import type { CanonicalMessage } from '../providers/canonical.js';
+import type { CanonicalMessage, CanonicalRequest, CanonicalResponse } from '../providers/canonical.js';
 import { buildCompactionRequest, toCompactionResponse } from '../translate/responses/compact.js';
 import { fromStoredConversation, toStoredConversation, type StoredConversation } from '../translate/responses/history.js';
 import type { CompactRequest, ResponsesRequest } from '../translate/responses/responses.wire.js';
 import { buildOpenAIHeaders } from '../providers/openai/openai.adapter.js';
 import type { ClientCodec } from './codec.js';
 import { runGeneration, type GenerationContext } from './generate.js';
-import { createResponsesCodec } from './responses.codec.js';
+import { createNativeAnswer, createResponsesCodec } from './responses.codec.js';
 import { emptyBridgeReport } from '../providers/canonical.js';
 
-/** The conversation behind one of this account's earlier answers; another account's id is "not found". */
-async function loadHistory(db: Kysely<Database>, accountId: string, responseId: string): Promise<CanonicalMessage[] | undefined> {
+/** One of this account's earlier answers; another account's id is "not found". */
+async function loadStored(db: Kysely<Database>, accountId: string, responseId: string): Promise<StoredConversation | undefined> {
   const row = await db
     .selectFrom('stored_responses')
     .select('conversation')
     .where('id', '=', responseId)
     .where('account_id', '=', accountId)
     .executeTakeFirst();
-  return row ? fromStoredConversation(row.conversation as StoredConversation) : undefined;
+  return row ? (row.conversation as StoredConversation) : undefined;
 }
 
-function routesNatively(context: GenerationContext, modelId: string): boolean {
-  const model = context.services.catalog.get(modelId);
-  return model?.deployments[0]?.provider.kind === 'openai';
+function previousNotFound(responseId: string): GatewayError {
+  return new GatewayError('INVALID_REQUEST', `Previous response with id '${responseId}' not found.`, { param: 'previous_response_id' });
+}
+
+/** The catalog id of the provider a model's requests go to first. */
+function primaryProviderId(context: GenerationContext, modelId: string): string | undefined {
+  return context.services.catalog.get(modelId)?.deployments[0]?.provider.id;
+}
+
+interface Continuation {
+  /** The stored conversation, prepended to the new input. */
+  history: CanonicalMessage[];
+  /**
+   * The id is the provider's own and the request goes to that provider again:
+   * pass `previous_response_id` through and let the provider rebuild its state.
+   */
+  native: boolean;
 }
 
 /**
- * `POST /v1/responses`. `previous_response_id` works on every provider: an
- * answer given through a bridge is stored (per account) and its conversation
- * rebuilt for the next turn; an id the gateway does not know is left to a
- * provider that speaks Responses itself (it keeps its own state).
+ * Resolves `previous_response_id` for this account. Every id the gateway hands
+ * out, its own or a pass-through provider's, is recorded with its account, so
+ * an id of another account (or one never seen) is refused before any provider
+ * is asked: a provider behind one shared key would otherwise resolve another
+ * tenant's conversation.
+ */
+async function resolveContinuation(context: GenerationContext, modelId: string, responseId: string): Promise<Continuation> {
+  const stored = await loadStored(context.services.db, context.auth.account.id, responseId);
+  if (!stored) throw previousNotFound(responseId);
+  const native = stored.nativeProvider !== undefined && stored.nativeProvider === primaryProviderId(context, modelId);
+  return { history: fromStoredConversation(stored), native };
+}
+
+async function storeAnswer(
+  context: GenerationContext,
+  id: string,
+  model: string,
+  request: CanonicalRequest,
+  response: CanonicalResponse,
+  nativeProvider: string | undefined,
+): Promise<void> {
+  await context.services.db
+    .insertInto('stored_responses')
+    .values({ id, account_id: context.auth.account.id, model, conversation: JSON.stringify(toStoredConversation(request, response, nativeProvider)) })
+    .onConflict((oc) => oc.column('id').doNothing())
+    .execute();
+}
+
+/**
+ * `POST /v1/responses`. `previous_response_id` works on every provider: each
+ * answer is stored per account with its whole conversation. A bridged or mock
+ * answer is continued by replaying that conversation; an answer a
+ * Responses-speaking provider gave (its own id) is continued on that provider
+ * by passing the id through, and on any other by replaying.
  */
 export async function createResponse(context: GenerationContext, body: ResponsesRequest): Promise<unknown> {
-  let history: CanonicalMessage[] | undefined;
-  let forwardedBody = body;
-  if (body.previous_response_id) {
-    history = await loadHistory(context.services.db, context.auth.account.id, body.previous_response_id);
-    if (history) {
-      const { previous_response_id: _previous, ...rest } = body;
-      forwardedBody = rest as ResponsesRequest;
-    } else if (!routesNatively(context, body.model)) {
-      throw new GatewayError('INVALID_REQUEST', `Previous response with id '${body.previous_response_id}' not found.`, { param: 'previous_response_id' });
-    }
-  }
+  const continuation = body.previous_response_id ? await resolveContinuation(context, body.model, body.previous_response_id) : undefined;
+  const native = createNativeAnswer();
   return runGeneration(context, {
     endpoint: '/v1/responses',
-    codec: createResponsesCodec(history),
-    body: forwardedBody,
-    // A conversation that continues one of ours is rebuilt here, so it cannot be passed through as is.
-    forceBridge: history !== undefined,
+    codec: createResponsesCodec(continuation?.history, native),
+    // The body keeps `previous_response_id`: the answer echoes it, and a native continuation sends it.
+    body,
+    // A replayed conversation is rebuilt here, so it cannot be passed through as is.
+    forceBridge: continuation !== undefined && !continuation.native,
     onComplete: async (request, response, meta) => {
       if (body.store === false) return;
-      await context.services.db
-        .insertInto('stored_responses')
-        .values({ id: meta.id, account_id: context.auth.account.id, model: meta.model, conversation: JSON.stringify(toStoredConversation(request, response)) })
-        .onConflict((oc) => oc.column('id').doNothing())
-        .execute();
+      // A pass-through answer carries the provider's id: that is the id the client continues from.
+      const nativeId = native.responseId;
+      await storeAnswer(context, nativeId ?? meta.id, meta.model, request, response, nativeId === undefined ? undefined : native.providerId);
     },
   });
 }
@@ -68,27 +102,24 @@ export async function createResponse(context: GenerationContext, body: Responses
  * Responses object whose output is one assistant message. Billed; never streamed.
  */
 export async function compactResponse(context: GenerationContext, body: CompactRequest): Promise<unknown> {
-  let history: CanonicalMessage[] | undefined;
-  if (body.previous_response_id) {
-    history = await loadHistory(context.services.db, context.auth.account.id, body.previous_response_id);
-    if (!history && !routesNatively(context, body.model)) {
-      throw new GatewayError('INVALID_REQUEST', `Previous response with id '${body.previous_response_id}' not found.`, { param: 'previous_response_id' });
-    }
-  }
+  const continuation = body.previous_response_id ? await resolveContinuation(context, body.model, body.previous_response_id) : undefined;
+  const history = continuation?.history;
+  // Never streamed: a `stream` field is neither honoured nor forwarded.
+  const { stream: _stream, ...request } = body;
   const codec: ClientCodec<CompactRequest> = {
     format: 'responses',
     idPrefix: 'resp_',
-    decode: (request) => ({ request: buildCompactionRequest(request, history), report: emptyBridgeReport() }),
+    decode: (compact) => ({ request: buildCompactionRequest(compact, history), report: emptyBridgeReport() }),
     isStream: () => false,
     encodeResponse: (response, meta) => toCompactionResponse(response, { id: meta.id, model: meta.model, createdAt: meta.created }),
     createEncoder: () => {
       throw new GatewayError('INVALID_REQUEST', 'Compaction is never streamed.', { param: 'stream' });
     },
-    buildNativeRequest: (connection, request, upstreamModel) => ({
+    buildNativeRequest: (connection, compact, upstreamModel) => ({
       method: 'POST',
       url: `${connection.baseUrl}/responses/compact`,
       headers: buildOpenAIHeaders(connection),
-      body: JSON.stringify({ ...request, model: upstreamModel }),
+      body: JSON.stringify({ ...compact, model: upstreamModel }),
     }),
     readNativeResponse: (native) => {
       const usage = (native as { usage?: { input_tokens?: number; output_tokens?: number } } | null)?.usage;
@@ -104,5 +135,10 @@ export async function compactResponse(context: GenerationContext, body: CompactR
       throw new GatewayError('INVALID_REQUEST', 'Compaction is never streamed.', { param: 'stream' });
     },
   };
-  return runGeneration(context, { endpoint: '/v1/responses/compact', codec, body: { ...body, stream: false } as CompactRequest, forceBridge: history !== undefined });
+  return runGeneration(context, {
+    endpoint: '/v1/responses/compact',
+    codec,
+    body: request as CompactRequest,
+    forceBridge: continuation !== undefined && !continuation.native,
+  });
 }

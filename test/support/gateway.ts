@@ -8,6 +8,21 @@ import { readConfig, type GatewayConfig } from '../../server/config.js';
 import { startGateway, type RunningGateway } from '../../server/gateway.js';
 import { createLogger } from '../../server/logger.js';
 import { createTestDatabase, usingPostgres, type TestDatabase } from './database.js';
+import { migrateToLatest, openDatabase } from '../../db/client.js';
+
+let snapshot: Promise<Blob> | undefined;
+
+/** A migrated, empty in-memory PGlite cluster, made once per test process and copied by every gateway. */
+function migratedPGliteSnapshot(): Promise<Blob> {
+  snapshot ??= (async () => {
+    const database = await openDatabase({ dataDir: 'memory://' });
+    await migrateToLatest(database.db);
+    const dump = await database.dump!();
+    await database.close();
+    return dump;
+  })();
+  return snapshot;
+}
 
 export interface TestGatewayOptions {
   catalog?: CatalogFile;
@@ -63,7 +78,11 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     usageFlushMs: 20,
     ...options.config,
   };
-  const gateway = await startGateway(config, { logger: createLogger(process.env.TEST_LOG ? 'debug' : 'silent'), env });
+  const gateway = await startGateway(config, {
+    logger: createLogger(process.env.TEST_LOG ? 'debug' : 'silent'),
+    env,
+    pgliteSnapshot: databaseUrl ? undefined : await migratedPGliteSnapshot(),
+  });
   const db = gateway.services.db;
   return {
     gateway,

@@ -63,6 +63,11 @@ describe('stored conversations', () => {
     ]);
   });
 
+  it('records the provider of a passed-through answer, and only then', () => {
+    expect(toStoredConversation(request, response, 'openai-main').nativeProvider).toBe('openai-main');
+    expect(toStoredConversation(request, response)).not.toHaveProperty('nativeProvider');
+  });
+
   it('hands out copies', () => {
     const stored = toStoredConversation(request, response);
     fromStoredConversation(stored).pop();

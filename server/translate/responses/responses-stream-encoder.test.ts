@@ -401,8 +401,33 @@ describe('terminal events', () => {
       code: 'server_error',
       message: 'Overloaded',
       param: null,
+      error: { type: 'server_error', code: 'server_error', message: 'Overloaded', param: null },
     });
     expect(encoder.response?.status).toBe('failed');
+  });
+
+  it('makes the official client throw on the error event', async () => {
+    const frames = encode([
+      { type: 'text-start', index: 0 },
+      { type: 'text-delta', index: 0, text: 'Par' },
+      { type: 'error', message: 'Overloaded', errorType: 'overloaded_error' },
+    ]);
+    const error = await readWithOpenAI(toSse(frames)).then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(OpenAI.APIError);
+    expect((error as InstanceType<typeof OpenAI.APIError>).message).toContain('Overloaded');
+  });
+
+  it('continues a stream another writer started, numbering after it', () => {
+    const encoder = new ResponsesStreamEncoder({ ...options, continueAfter: 7 });
+    const frames = encoder.push({ type: 'error', message: 'Cut off', errorType: undefined });
+    expect(frames.map((frame) => [frame.event, frame.data.sequence_number])).toEqual([
+      ['response.failed', 8],
+      ['error', 9],
+    ]);
+    expect(frames[0].data).toMatchObject({ response: { id: 'resp_t1', status: 'failed', output: [] } });
   });
 
   it('maps rate limits to rate_limit_exceeded', () => {

@@ -38,7 +38,14 @@ import {
   type ResponseObjectOptions,
 } from './to-responses-response.js';
 
-export type ResponsesStreamEncoderOptions = ResponseObjectOptions;
+export interface ResponsesStreamEncoderOptions extends ResponseObjectOptions {
+  /**
+   * Continue a stream another writer started (a provider's own, passed
+   * through): no `response.created`/`response.in_progress`, and numbering
+   * from this sequence number + 1.
+   */
+  continueAfter?: number;
+}
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 type UnsequencedEvent = DistributiveOmit<ResponsesStreamEvent, 'sequence_number'>;
@@ -61,8 +68,15 @@ function mapErrorTypeToResponsesCode(errorType: string | undefined): string {
   return 'server_error';
 }
 
+/** The OpenAI error `type` that goes with a Responses error code. */
+function mapErrorCodeToType(code: string): string {
+  if (code === 'rate_limit_exceeded') return 'rate_limit_error';
+  if (code === 'invalid_prompt') return 'invalid_request_error';
+  return 'server_error';
+}
+
 export class ResponsesStreamEncoder {
-  private readonly options: ResponsesStreamEncoderOptions;
+  private readonly options: ResponseObjectOptions;
   private sequenceNumber = 0;
   private started = false;
   private terminated = false;
@@ -74,7 +88,12 @@ export class ResponsesStreamEncoder {
   private finalResponse: ResponseObject | undefined;
 
   constructor(options: ResponsesStreamEncoderOptions) {
-    this.options = options;
+    const { continueAfter, ...objectOptions } = options;
+    this.options = objectOptions;
+    if (continueAfter !== undefined) {
+      this.started = true;
+      this.sequenceNumber = continueAfter + 1;
+    }
   }
 
   /** The final Response object, once a terminal event was produced (for storing it). */
@@ -374,6 +393,8 @@ export class ResponsesStreamEncoder {
     const response = this.snapshot({ status: 'failed', output: this.output, usage, error: { code, message } });
     this.finalResponse = response;
     this.emit(frames, { type: 'response.failed', response: structuredClone(response) });
-    this.emit(frames, { type: 'error', code, message, param: null });
+    // The spec's flat fields, and the same under `error`: openai-node v6 and openai-python
+    // raise on a payload with an `error` key only (v7 raises on any `event: error`).
+    this.emit(frames, { type: 'error', code, message, param: null, error: { type: mapErrorCodeToType(code), code, message, param: null } });
   }
 }

@@ -418,7 +418,14 @@ export type ResponsesStreamEvent =
     })
   | (AtItem & { type: 'response.reasoning_summary_text.delta'; summary_index: number; delta: string })
   | (AtItem & { type: 'response.reasoning_summary_text.done'; summary_index: number; text: string })
-  | (Sequenced & { type: 'error'; code: string | null; message: string; param: string | null });
+  | (Sequenced & {
+      type: 'error';
+      code: string | null;
+      message: string;
+      param: string | null;
+      /** The same fields nested, as openai-node v6 and openai-python need to raise (PROTOCOLS.md §4). */
+      error: { type: string; code: string | null; message: string; param: string | null };
+    });
 
 /** One SSE frame to write: `event:` is the payload's `type`. */
 export type ResponsesStreamFrame = { event: ResponsesStreamEvent['type']; data: ResponsesStreamEvent };
