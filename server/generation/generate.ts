@@ -11,7 +11,7 @@ import { generateMock, streamMock } from '../providers/mock/mock.adapter.js';
 import { openAIChatAdapter } from '../providers/openai/openai.adapter.js';
 import type { ChatProviderAdapter, StreamDecoder, UpstreamHttpRequest } from '../providers/types.js';
 import type { Services } from '../services.js';
-import { SseParser } from '../sse/sse-parser.js';
+import { SseParser, type SseEvent } from '../sse/sse-parser.js';
 import type { StreamItem, StreamResult } from '../streaming.js';
 import { countTextTokens, estimateRequestTokens } from '../tokenizer.js';
 import { ClientAbortedError, toTransportError, type UpstreamResponse } from '../upstream/upstream-client.js';
@@ -166,6 +166,15 @@ class DeliveryTracker {
 
   /** Usage as the provider reported it, or counted from what was delivered. */
   finalUsage(estimatedInput: number): CanonicalUsage {
+    if (this.usage && this.finishReason === 'error') {
+      // Cut off before the provider's final count: its figures so far (Anthropic's message_start says 1) are provisional.
+      const delivered = this.text ? countTextTokens(this.text) : 0;
+      return {
+        ...this.usage,
+        inputTokens: this.usage.inputTokens || (this.providerInputTokens ?? estimatedInput),
+        outputTokens: Math.max(this.usage.outputTokens, delivered),
+      };
+    }
     if (this.usage && (this.usage.outputTokens > 0 || this.usage.inputTokens > 0)) {
       return this.usage.inputTokens > 0 ? this.usage : { ...this.usage, inputTokens: this.providerInputTokens ?? estimatedInput };
     }
@@ -203,6 +212,7 @@ export async function runGeneration<Body extends Record<string, unknown>>(
   const maxOutput = canonical.maxOutputTokens ?? DEFAULT_HOLD_OUTPUT_TOKENS;
   const holdAmount = applyDiscount(computeCost(model.price, { inputTokens: estimatedInput, outputTokens: maxOutput }), discountPercentage);
   const meta: AnswerMeta = { id: newAnswerId(codec.idPrefix), model: model.id, created: Math.floor(Date.now() / 1000), inputTokens: estimatedInput };
+  const secrets = providerSecrets(model);
 
   let recorded = false;
   const record = (fields: { usage: CanonicalUsage; status: number; errorCode: string | null; aborted: boolean; provider: string | null }) => {
@@ -274,6 +284,7 @@ export async function runGeneration<Body extends Record<string, unknown>>(
           record,
           estimatedInput,
           provider: provider.id,
+          secrets,
           finish: (tracker) => finishStream(options, canonical, meta, tracker),
         });
       }
@@ -326,6 +337,7 @@ export async function runGeneration<Body extends Record<string, unknown>>(
           record,
           estimatedInput,
           provider: provider.id,
+          secrets,
           failFrames: (error) => codec.createEncoder(meta, body).fail(error),
           finish: (tracker) => finishStream(options, canonical, meta, tracker),
         });
@@ -334,16 +346,48 @@ export async function runGeneration<Body extends Record<string, unknown>>(
         record,
         estimatedInput,
         provider: provider.id,
+        secrets,
         finish: (tracker) => finishStream(options, canonical, meta, tracker),
       });
     }
     throw lastError ?? new GatewayError('UPSTREAM_ERROR', 'No deployment could serve the request.');
   } catch (error) {
     const aborted = error instanceof ClientAbortedError;
-    const gatewayError = aborted ? new GatewayError('INVALID_REQUEST', 'client closed request', { status: 499 }) : toGatewayError(error);
+    const gatewayError = aborted ? new GatewayError('INVALID_REQUEST', 'client closed request', { status: 499 }) : redactError(toGatewayError(error), secrets);
     record({ usage: { inputTokens: 0, outputTokens: 0 }, status: gatewayError.status, errorCode: aborted ? 'CLIENT_ABORTED' : gatewayError.code, aborted, provider: null });
     throw gatewayError;
   }
+}
+
+/**
+ * The secrets of a model's providers: API keys, and header values taken from
+ * the environment. Adapters redact the key shapes they know in provider
+ * messages; this also catches a provider that quotes a key verbatim, before
+ * any message reaches a client.
+ */
+function providerSecrets(model: CatalogModel): string[] {
+  const secrets = new Set<string>();
+  for (const { provider } of model.deployments) {
+    if (provider.apiKey) secrets.add(provider.apiKey);
+    for (const [name, value] of Object.entries(provider.entry.headers ?? {})) {
+      const resolved = provider.headers?.[name.toLowerCase()];
+      if (value.startsWith('env:') && resolved) secrets.add(resolved);
+    }
+  }
+  // Very short values would blank out ordinary words of a message.
+  return [...secrets].filter((secret) => secret.length >= 8);
+}
+
+function redactText(text: string, secrets: readonly string[]): string {
+  let redacted = text;
+  for (const secret of secrets) if (redacted.includes(secret)) redacted = redacted.split(secret).join('[redacted]');
+  return redacted;
+}
+
+function redactError(error: GatewayError, secrets: readonly string[]): GatewayError {
+  const message = redactText(error.message, secrets);
+  if (message === error.message) return error;
+  return new GatewayError(error.code, message, { status: error.status, param: error.param, retryAfter: error.retryAfter, cause: error.cause });
 }
 
 function canFallOver(error: UpstreamError): boolean {
@@ -401,6 +445,8 @@ interface StreamHooks {
   record: (fields: { usage: CanonicalUsage; status: number; errorCode: string | null; aborted: boolean; provider: string | null }) => void;
   estimatedInput: number;
   provider: string;
+  /** Provider secrets to keep out of error messages (see providerSecrets). */
+  secrets: readonly string[];
   finish: (tracker: DeliveryTracker) => Promise<void> | void;
 }
 
@@ -445,6 +491,14 @@ async function* decodeUpstream(response: UpstreamResponse, decoder: StreamDecode
   }
 }
 
+/** What a client is told when a provider's stream ends without its closing event (no `[DONE]`, no `message_stop`). */
+const INCOMPLETE_STREAM_MESSAGE = 'The provider ended the stream before the answer was complete.';
+
+/** A failure while reading a provider's stream, as the client will see it. */
+function toStreamFailure(error: unknown, providerId: string): GatewayError {
+  return error instanceof UpstreamError || error instanceof GatewayError ? toGatewayError(error) : toTransportError(error, providerId, 'stream').toGatewayError();
+}
+
 /** Canonical events → client frames, with usage accounting however the stream ends. */
 async function* streamFromCanonical(events: AsyncIterable<CanonicalStreamEvent>, encoder: ClientStreamEncoder, hooks: StreamHooks): AsyncGenerator<StreamItem> {
   const tracker = new DeliveryTracker();
@@ -453,15 +507,27 @@ async function* streamFromCanonical(events: AsyncIterable<CanonicalStreamEvent>,
   try {
     for await (const event of events) {
       tracker.observe(event);
-      if (event.type === 'error') failed = new GatewayError('UPSTREAM_ERROR', event.message);
-      yield* encoder.push(event);
+      if (failed) continue;
+      if (event.type === 'error') {
+        const message = redactText(event.message, hooks.secrets);
+        failed = new GatewayError('UPSTREAM_ERROR', message);
+        yield* encoder.push({ ...event, message });
+      } else if (event.type === 'finish' && event.finishReason === 'error') {
+        // The decoders' verdict on a stream cut off before its end: a client must not take it for a whole answer.
+        failed = new GatewayError('UPSTREAM_ERROR', INCOMPLETE_STREAM_MESSAGE);
+        yield* encoder.fail(failed);
+      } else {
+        yield* encoder.push(event);
+      }
     }
     if (!failed) yield* encoder.end();
     completed = true;
   } catch (error) {
     if (error instanceof ClientAbortedError) return;
-    failed = toGatewayError(error);
-    yield* encoder.fail(failed);
+    if (!failed) {
+      failed = redactError(toGatewayError(error), hooks.secrets);
+      yield* encoder.fail(failed);
+    }
     completed = true;
   } finally {
     const usage = tracker.finalUsage(hooks.estimatedInput);
@@ -476,10 +542,47 @@ async function* streamFromCanonical(events: AsyncIterable<CanonicalStreamEvent>,
   }
 }
 
+/** An error event every SDK throws on: JSON with a truthy `error` (OpenAI `{error:{…}}`, Anthropic `{type:"error",error:{…}}`). */
+function isProviderErrorPayload(data: string): boolean {
+  try {
+    const payload: unknown = JSON.parse(data);
+    return typeof payload === 'object' && payload !== null && Boolean((payload as { error?: unknown }).error);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Where the last complete SSE frame ends in `bytes` (just after a blank line:
+ * two line breaks, each `\n`, `\r` or `\r\n`), or 0 when no frame is complete.
+ */
+function endOfLastFrame(bytes: Uint8Array): number {
+  let i = bytes.length - 1;
+  while (i >= 0) {
+    if (bytes[i] !== 10 && bytes[i] !== 13) {
+      i--;
+      continue;
+    }
+    const end = i + 1;
+    let breaks = 0;
+    while (i >= 0 && (bytes[i] === 10 || bytes[i] === 13)) {
+      if (bytes[i] === 10 && i > 0 && bytes[i - 1] === 13) i--;
+      breaks++;
+      i--;
+    }
+    if (breaks >= 2) return end;
+  }
+  return 0;
+}
+
 /**
  * Same-format pass-through: the provider's bytes go to the client as they
- * come (re-framed only when a frame must be withheld), while a decoder reads
- * usage and delivered text off them for billing.
+ * come, whole frames at a time (re-framed only when a frame must be
+ * withheld), while a decoder reads usage and delivered text off them for
+ * billing. When the provider fails mid-stream (an error event, a frame that
+ * is not its format, a stream cut off), the frames before the failure go out
+ * and then the gateway's own in-format error: never a half frame, never an
+ * end that looks complete.
  */
 async function* streamNative(
   response: UpstreamResponse,
@@ -492,28 +595,73 @@ async function* streamNative(
   const tracker = new DeliveryTracker();
   let completed = false;
   let failed: GatewayError | undefined;
+  /** Raw bytes after the last complete frame, held back so that an error frame never lands inside a half-sent one. */
+  let pending: Uint8Array = new Uint8Array(0);
+  /** Feeds frames to the decoder; answers the first one that is, or reports, a provider failure. */
+  const decode = (events: SseEvent[]): { index: number; error: GatewayError } | undefined => {
+    for (let index = 0; index < events.length; index++) {
+      let decoded: CanonicalStreamEvent[];
+      try {
+        decoded = decoder.push(events[index]!);
+      } catch (error) {
+        return { index, error: toStreamFailure(error, hooks.provider) };
+      }
+      for (const event of decoded) {
+        tracker.observe(event);
+        if (event.type === 'error') return { index, error: new GatewayError('UPSTREAM_ERROR', event.message) };
+      }
+    }
+    return undefined;
+  };
+  function* reframe(events: SseEvent[]): Generator<StreamItem> {
+    for (const event of events) if (!filter || filter(event.data)) yield { kind: 'event', event: event.event, data: event.data };
+  }
+  /** The frames before a failure, then the provider's own error event when it sent one (its type means something to an SDK), else ours. */
+  function* fail(events: SseEvent[], failure: { index: number; error: GatewayError }): Generator<StreamItem> {
+    yield* reframe(events.slice(0, failure.index));
+    failed = redactError(failure.error, hooks.secrets);
+    const frame = events[failure.index];
+    if (frame && isProviderErrorPayload(frame.data)) yield { kind: 'event', event: frame.event, data: redactText(frame.data, hooks.secrets) };
+    else yield* hooks.failFrames(failed);
+  }
   try {
     for await (const chunk of response.body) {
       const events = parser.push(chunk);
-      for (const event of events) for (const canonicalEvent of decoder.push(event)) tracker.observe(canonicalEvent);
-      if (!filter) {
-        yield { kind: 'raw', bytes: chunk };
-      } else {
-        for (const event of events) {
-          if (!filter(event.data)) continue;
-          yield { kind: 'event', event: event.event, data: event.data };
-        }
+      const failure = decode(events);
+      if (failure) {
+        yield* fail(events, failure);
+        completed = true;
+        return;
+      }
+      if (filter) {
+        yield* reframe(events);
+        continue;
+      }
+      pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
+      const cut = endOfLastFrame(pending);
+      if (cut > 0) {
+        yield { kind: 'raw', bytes: pending.subarray(0, cut) };
+        pending = pending.subarray(cut);
       }
     }
-    for (const event of parser.end()) {
-      for (const canonicalEvent of decoder.push(event)) tracker.observe(canonicalEvent);
-      if (filter && filter(event.data)) yield { kind: 'event', event: event.event, data: event.data };
+    const tail = parser.end();
+    const failure = decode(tail);
+    if (!failure) for (const event of decoder.end()) tracker.observe(event);
+    if (failure) {
+      yield* fail(tail, failure);
+    } else if (tracker.finishReason === 'error') {
+      yield* reframe(tail);
+      failed = new GatewayError('UPSTREAM_ERROR', INCOMPLETE_STREAM_MESSAGE);
+      yield* hooks.failFrames(failed);
+    } else if (filter) {
+      yield* reframe(tail);
+    } else if (pending.length > 0) {
+      yield { kind: 'raw', bytes: pending };
     }
-    for (const canonicalEvent of decoder.end()) tracker.observe(canonicalEvent);
     completed = true;
   } catch (error) {
     if (context.signal.aborted || error instanceof ClientAbortedError) return;
-    failed = error instanceof UpstreamError || error instanceof GatewayError ? toGatewayError(error) : toTransportError(error, hooks.provider, 'stream').toGatewayError();
+    failed = redactError(toStreamFailure(error, hooks.provider), hooks.secrets);
     yield* hooks.failFrames(failed);
     completed = true;
   } finally {
