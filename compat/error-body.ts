@@ -42,7 +42,11 @@ export function renderStreamError(format: 'chat' | 'messages' | 'responses', err
     return { event: 'error', data: { type: 'error', error: { type: anthropicErrorType(error.status), message: error.message } } };
   }
   if (format === 'responses') {
-    return { event: 'error', data: { type: 'error', code: error.code, message: error.message, param: error.param, sequence_number: 0 } };
+    // Flat per the spec, and nested under `error` too: openai-node v6 and openai-python throw only on the nested form.
+    return {
+      event: 'error',
+      data: { type: 'error', code: error.code, message: error.message, param: error.param, sequence_number: 0, error: { type: 'api_error', code: error.code, message: error.message, param: error.param } },
+    };
   }
   return { data: { error: { message: error.message, type: openAIErrorType(error.status), param: error.param, code: error.code } } };
 }

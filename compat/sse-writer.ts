@@ -53,5 +53,7 @@ export class SseWriter {
 
 export function formatEvent(data: unknown, event?: string): string {
   const payload = typeof data === 'string' ? data : JSON.stringify(data);
-  return event === undefined ? `data: ${payload}\n\n` : `event: ${event}\ndata: ${payload}\n\n`;
+  // A payload of several lines (re-framed from a provider) keeps one `data:` line each, as SSE requires.
+  const lines = payload.includes('\n') ? payload.split(/\r\n|\r|\n/).map((line) => `data: ${line}`).join('\n') : `data: ${payload}`;
+  return event === undefined ? `${lines}\n\n` : `event: ${event}\n${lines}\n\n`;
 }

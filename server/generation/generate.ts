@@ -272,7 +272,7 @@ export async function runGeneration<Body extends Record<string, unknown>>(
       const upstreamModel = attempt.deployment.upstreamModel;
 
       if (!attempt.adapter) {
-        applyReport(context, attempt.report, strict);
+        applyReport(context, mergeReports(attempt.report, reportUnusedByMock(canonical)), strict);
         const mockRequest = { ...canonical, model: upstreamModel };
         if (!stream) {
           const response = generateMock(mockRequest, { id: meta.id });
@@ -388,6 +388,22 @@ function redactError(error: GatewayError, secrets: readonly string[]): GatewayEr
   const message = redactText(error.message, secrets);
   if (message === error.message) return error;
   return new GatewayError(error.code, message, { status: error.status, param: error.param, retryAfter: error.retryAfter, cause: error.cause });
+}
+
+/** The mock reads only the canonical fields: everything else the client sent is dropped, and said so. */
+function reportUnusedByMock(request: CanonicalRequest): BridgeReport {
+  const dropped: string[] = [];
+  for (const [key, value] of Object.entries(request.extra ?? {})) {
+    if (key === 'tools' && Array.isArray(value)) {
+      for (const tool of value) {
+        const record = (typeof tool === 'object' && tool !== null ? tool : {}) as Record<string, unknown>;
+        dropped.push(`tools.${typeof record.name === 'string' ? record.name : typeof record.type === 'string' ? record.type : 'unknown'}`);
+      }
+    } else {
+      dropped.push(key);
+    }
+  }
+  return { dropped, approximated: [] };
 }
 
 function canFallOver(error: UpstreamError): boolean {
