@@ -1,4 +1,5 @@
-import { sql, type Kysely } from 'kysely';
+import { randomBytes } from 'node:crypto';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { GatewayError } from '../errors.js';
 import type { Logger } from '../logger.js';
@@ -57,6 +58,11 @@ export class Billing {
   private timer: NodeJS.Timeout | undefined;
   private heartbeatTimer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> | undefined;
+  private beating: Promise<void> | undefined;
+  /** Entries of a batch whose transaction failed (its commit may still have happened). */
+  private readonly uncertain = new WeakSet<UsageEntry>();
+  /** Ids given to requests whose own id was already taken by another request. */
+  private readonly derivedIds = new WeakMap<UsageEntry, string>();
   private readonly maxBatch: number;
 
   constructor(
@@ -74,7 +80,13 @@ export class Billing {
       .execute();
     this.timer = setInterval(() => void this.flush().catch((error: Error) => this.options.log.error('billing.flush_failed', { message: error.message })), this.options.flushIntervalMs);
     this.timer.unref();
-    this.heartbeatTimer = setInterval(() => void this.heartbeat().catch((error: Error) => this.options.log.warn('billing.heartbeat_failed', { message: error.message })), 2_000);
+    this.heartbeatTimer = setInterval(() => {
+      this.beating ??= this.heartbeat()
+        .catch((error: Error) => this.options.log.warn('billing.heartbeat_failed', { message: error.message }))
+        .finally(() => {
+          this.beating = undefined;
+        });
+    }, 2_000);
     this.heartbeatTimer.unref();
     await this.recoverAbandonedHolds();
   }
@@ -149,9 +161,16 @@ export class Billing {
     if (this.queue.length === 0) return;
     const batch = this.queue.slice(0, this.maxBatch);
     this.flushing = this.writeBatch(batch)
-      .then(() => {
-        this.queue.splice(0, batch.length);
-      })
+      .then(
+        () => {
+          this.queue.splice(0, batch.length);
+        },
+        (error: unknown) => {
+          // The commit may have happened all the same: on the retry, a row already stored under an entry's id is its own.
+          for (const entry of batch) this.uncertain.add(entry);
+          throw error;
+        },
+      )
       .finally(() => {
         this.flushing = undefined;
       });
@@ -162,63 +181,71 @@ export class Billing {
   async stop(): Promise<void> {
     clearInterval(this.timer);
     clearInterval(this.heartbeatTimer);
+    // A heartbeat under way would register this instance again after it left.
+    await this.beating;
     await this.flush();
+    // Settled rows go; a hold of a request still running stays and is recovered by the survivors.
+    await this.db.deleteFrom('credit_holds').where('instance_id', '=', this.options.instanceId).where('amount', '=', 0).execute();
     await this.db.deleteFrom('instances').where('id', '=', this.options.instanceId).execute();
   }
 
   private async writeBatch(batch: UsageEntry[]): Promise<void> {
     const accountIds = [...new Set(batch.map((entry) => entry.accountId))].sort();
     await this.db.transaction().execute(async (trx) => {
-      const billable = batch.filter((entry) => entry.status !== 0);
-      const inserted = new Map<string, number>();
-      for (let offset = 0; offset < billable.length; offset += 200) {
-        const rows = billable.slice(offset, offset + 200).map((entry) => ({
-          request_id: entry.requestId,
-          account_id: entry.accountId,
-          key_id: entry.keyId,
-          model: entry.model,
-          endpoint: entry.endpoint,
-          provider: entry.provider,
-          input_tokens: entry.inputTokens,
-          output_tokens: entry.outputTokens,
-          cached_input_tokens: entry.cachedInputTokens,
-          units: entry.units,
-          status: entry.status,
-          error_code: entry.errorCode,
-          stream: entry.stream,
-          aborted: entry.aborted,
-          latency_ms: Math.round(entry.latencyMs),
-          cost: 0,
-          price: JSON.stringify(entry.price),
-          discount_percentage: entry.discountPercentage,
-          created_at: entry.createdAt,
-        }));
-        if (rows.length === 0) continue;
-        const result = await trx
-          .insertInto('usage')
-          .values(rows)
-          .onConflict((oc) => oc.column('request_id').doNothing())
-          .returning(['id', 'request_id'])
-          .execute();
-        for (const row of result) inserted.set(row.request_id, row.id);
-      }
+      // Lock the accounts first, in id order, and with the lock that does not
+      // conflict with the foreign-key checks (FOR KEY SHARE) of the usage and
+      // ledger inserts: batches of two instances for the same accounts then
+      // queue one behind the other instead of deadlocking.
       const accounts = await trx
         .selectFrom('accounts')
         .select(['id', 'current_credits', 'vault_credits', 'held', 'cycle_spent'])
         .where('id', 'in', accountIds)
         .orderBy('id')
+        .forNoKeyUpdate()
+        .execute();
+      // What this instance still holds: a hold that another instance already
+      // recovered (this one missed its heartbeats) must not be released twice.
+      const ownHolds = await trx
+        .selectFrom('credit_holds')
+        .select(['account_id', 'amount'])
+        .where('instance_id', '=', this.options.instanceId)
+        .where('account_id', 'in', accountIds)
         .forUpdate()
         .execute();
-      const state = new Map(accounts.map((account) => [account.id, { ...account, released: 0 }]));
+      const ownHeld = new Map(ownHolds.map((hold) => [hold.account_id, Number(hold.amount)]));
+      const billable = batch.filter((entry) => entry.status !== 0);
+      const written = new Map<UsageEntry, number>();
+      let pending = billable;
+      // Round two writes the requests whose id another request already took.
+      for (let round = 0; round < 2 && pending.length > 0; round++) {
+        const inserted = await this.insertUsage(trx, pending);
+        const collided: UsageEntry[] = [];
+        for (const entry of pending) {
+          const usageId = inserted.get(this.requestIdOf(entry));
+          if (usageId !== undefined) {
+            written.set(entry, usageId);
+            // A second entry of this batch with the same id does not claim the same row.
+            inserted.delete(this.requestIdOf(entry));
+          } else if (!this.uncertain.has(entry)) {
+            // Not written by an earlier attempt, so another request uses this id
+            // (clients may choose their x-request-id): bill it under an id of its own.
+            collided.push(entry);
+          }
+        }
+        for (const entry of collided) this.derivedIds.set(entry, `${entry.requestId}~${randomBytes(6).toString('hex')}`);
+        pending = collided;
+      }
+      const state = new Map(accounts.map((account) => [account.id, { ...account, own: ownHeld.get(account.id) ?? 0, released: 0 }]));
       const ledger: Array<{ account_id: string; kind: string; current_delta: number; vault_delta: number; usage_id: number; request_id: string }> = [];
       const charged = new Map<number, number>();
       for (const entry of batch) {
         const account = state.get(entry.accountId);
         if (!account) continue;
-        const usageId = inserted.get(entry.requestId);
+        const usageId = written.get(entry);
         // A request already written by an earlier attempt of this batch keeps its hold released only once.
         if (entry.status !== 0 && usageId === undefined) continue;
-        const release = Math.min(entry.heldAmount, account.held);
+        const release = Math.min(entry.heldAmount, account.own);
+        account.own -= release;
         account.held -= release;
         account.released += release;
         if (usageId === undefined || entry.cost <= 0) continue;
@@ -231,7 +258,7 @@ export class Billing {
         account.cycle_spent += charge;
         if (charge > 0) {
           charged.set(usageId, charge);
-          ledger.push({ account_id: account.id, kind: 'charge', current_delta: -fromCurrent, vault_delta: -fromVault, usage_id: usageId, request_id: entry.requestId });
+          ledger.push({ account_id: account.id, kind: 'charge', current_delta: -fromCurrent, vault_delta: -fromVault, usage_id: usageId, request_id: this.requestIdOf(entry) });
         }
       }
       for (const [usageId, charge] of charged) {
@@ -249,7 +276,7 @@ export class Billing {
         if (account.released > 0) {
           await trx
             .updateTable('credit_holds')
-            .set({ amount: sql`GREATEST(amount - ${account.released}, 0)` })
+            .set({ amount: sql`amount - ${account.released}` })
             .where('instance_id', '=', this.options.instanceId)
             .where('account_id', '=', account.id)
             .execute();
@@ -258,10 +285,58 @@ export class Billing {
     });
   }
 
+  /** The id a usage row is stored under: the request's, or one derived from it when another request had taken it. */
+  private requestIdOf(entry: UsageEntry): string {
+    return this.derivedIds.get(entry) ?? entry.requestId;
+  }
+
+  /** Inserts usage rows (cost 0 until charged), skipping ids already stored; answers the new rows' ids by request id. */
+  private async insertUsage(trx: Transaction<Database>, entries: UsageEntry[]): Promise<Map<string, number>> {
+    const inserted = new Map<string, number>();
+    for (let offset = 0; offset < entries.length; offset += 200) {
+      const rows = entries.slice(offset, offset + 200).map((entry) => ({
+        request_id: this.requestIdOf(entry),
+        account_id: entry.accountId,
+        key_id: entry.keyId,
+        model: entry.model,
+        endpoint: entry.endpoint,
+        provider: entry.provider,
+        input_tokens: entry.inputTokens,
+        output_tokens: entry.outputTokens,
+        cached_input_tokens: entry.cachedInputTokens,
+        units: entry.units,
+        status: entry.status,
+        error_code: entry.errorCode,
+        stream: entry.stream,
+        aborted: entry.aborted,
+        latency_ms: Math.round(entry.latencyMs),
+        cost: 0,
+        price: JSON.stringify(entry.price),
+        discount_percentage: entry.discountPercentage,
+        created_at: entry.createdAt,
+      }));
+      const result = await trx
+        .insertInto('usage')
+        .values(rows)
+        .onConflict((oc) => oc.column('request_id').doNothing())
+        .returning(['id', 'request_id'])
+        .execute();
+      for (const row of result) inserted.set(row.request_id, row.id);
+    }
+    return inserted;
+  }
+
   private beats = 0;
 
   private async heartbeat(): Promise<void> {
-    await this.db.updateTable('instances').set({ heartbeat_at: new Date() }).where('id', '=', this.options.instanceId).execute();
+    // An upsert, not an update: an instance that others took for dead (and
+    // whose row they deleted) registers again instead of having every later
+    // hold recovered from under it as an orphan.
+    await this.db
+      .insertInto('instances')
+      .values({ id: this.options.instanceId, heartbeat_at: new Date() })
+      .onConflict((oc) => oc.column('id').doUpdateSet({ heartbeat_at: new Date() }))
+      .execute();
     await this.recoverAbandonedHolds();
     // Reset cycles are checked every ~30 s; the sweep itself runs on one instance at a time.
     if (this.beats++ % 15 === 0) await runResetCycles(this.db, this.options.log);
@@ -284,6 +359,13 @@ export class Billing {
     const ids = [...new Set([...stale.map((row) => row.id), ...orphaned.map((row) => row.instance_id)])];
     for (const instanceId of ids) {
       await this.db.transaction().execute(async (trx) => {
+        // Accounts first, in id order, as settlement locks them: a settlement
+        // of the same instance still running (it was only slow) cannot deadlock with this.
+        const held = await trx.selectFrom('credit_holds').select('account_id').where('instance_id', '=', instanceId).execute();
+        const accountIds = held.map((row) => row.account_id);
+        if (accountIds.length > 0) {
+          await trx.selectFrom('accounts').select('id').where('id', 'in', accountIds).orderBy('id').forNoKeyUpdate().execute();
+        }
         const holds = await trx.deleteFrom('credit_holds').where('instance_id', '=', instanceId).returning(['account_id', 'amount']).execute();
         for (const hold of holds) {
           await trx

@@ -60,7 +60,8 @@ export async function runResetCycles(db: Kysely<Database>, log: Logger, now = ne
                floor(extract(epoch FROM (${now}::timestamptz - last_reset)) / (reset_cycle_days * 86400))::int AS cycles
         FROM accounts
         WHERE last_reset + make_interval(days => reset_cycle_days) <= ${now}::timestamptz
-        FOR UPDATE
+        ORDER BY id
+        FOR NO KEY UPDATE
       )
       UPDATE accounts SET
         cycle_spent = 0,

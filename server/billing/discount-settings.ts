@@ -40,13 +40,20 @@ export class DiscountSettings implements DiscountSource {
   }
 
   async update(changes: Partial<Omit<DiscountPool, 'seed'>>): Promise<DiscountPool> {
-    const next: DiscountPool = { ...this.pool, ...changes };
-    assertDiscountPool(next);
-    await this.db
-      .insertInto('settings')
-      .values({ key: POOL_SETTING, value: JSON.stringify(next) })
-      .onConflict((oc) => oc.column('key').doUpdateSet({ value: JSON.stringify(next) }))
-      .execute();
+    const given = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined)) as Partial<DiscountPool>;
+    // Merged onto the stored pool, not onto this instance's copy: a change
+    // made on another instance a moment ago may not have been announced here yet.
+    const next = await this.db.transaction().execute(async (trx) => {
+      const row = await trx.selectFrom('settings').select('value').where('key', '=', POOL_SETTING).forUpdate().executeTakeFirst();
+      const merged: DiscountPool = { ...((row?.value as DiscountPool | undefined) ?? this.pool), ...given };
+      assertDiscountPool(merged);
+      await trx
+        .insertInto('settings')
+        .values({ key: POOL_SETTING, value: JSON.stringify(merged) })
+        .onConflict((oc) => oc.column('key').doUpdateSet({ value: JSON.stringify(merged) }))
+        .execute();
+      return merged;
+    });
     this.pool = next;
     await notify(this.db, SETTINGS_CHANNEL, POOL_SETTING);
     return next;

@@ -6,11 +6,18 @@ import type { Pricing } from '../catalog/catalog.schema.js';
 
 export const MICRO_PER_CREDIT = 1_000_000;
 
+/**
+ * How far `credits × 10⁶` may sit from a whole number and still count as one:
+ * binary floating-point noise only (a few ulps, e.g. 0.1 + 0.2), never a
+ * seventh decimal (≥ 0.1 µc off for any amount a double holds to 7 decimals).
+ */
+const FLOAT_NOISE = 64 * Number.EPSILON;
+
 /** Decimal credits → integer micro-credits; refuses amounts finer than one micro-credit. */
 export function creditsToMicro(credits: number): number {
   const scaled = credits * MICRO_PER_CREDIT;
   const rounded = Math.round(scaled);
-  if (Math.abs(scaled - rounded) > 1e-6 * Math.max(1, Math.abs(scaled))) {
+  if (!(Math.abs(scaled - rounded) <= FLOAT_NOISE * Math.max(1, Math.abs(scaled)))) {
     throw new RangeError(`${credits} has more than 6 decimals`);
   }
   if (!Number.isSafeInteger(rounded)) throw new RangeError(`${credits} credits is out of range`);
@@ -58,24 +65,25 @@ export interface BillableUsage {
 const MILLION = 1_000_000n;
 
 /**
- * The list cost of a request, micro-credits, before discount. Token parts are
- * summed exactly and rounded up once (a request never costs less than what
- * it used); media units and the flat fee are whole micro-credits already.
+ * The list cost of a request, micro-credits, before discount. The fractional
+ * parts (tokens, priced per million, and seconds, counted in whole
+ * milliseconds) are summed exactly in millionths of a micro-credit and
+ * rounded up once, so a request never costs less than what it used; images,
+ * characters and the flat fee are whole micro-credits already.
  */
 export function computeCost(price: MicroPrice, usage: BillableUsage): number {
   const cached = Math.min(usage.cachedInputTokens ?? 0, usage.inputTokens);
   const uncached = usage.inputTokens - cached;
-  const tokenNumerator =
+  // Whole microseconds first, so float noise (0.1 + 0.2 s) does not add a millisecond.
+  const milliseconds = Math.ceil(Math.round((usage.seconds ?? 0) * 1_000_000) / 1000);
+  const fractionNumerator =
     BigInt(uncached) * BigInt(price.inputPerMillion) +
     BigInt(cached) * BigInt(price.cachedInputPerMillion) +
-    BigInt(usage.outputTokens) * BigInt(price.outputPerMillion);
-  const tokenCost = (tokenNumerator + MILLION - 1n) / MILLION;
-  const seconds = usage.seconds ?? 0;
-  const mediaCost =
-    BigInt(usage.images ?? 0) * BigInt(price.image) +
-    BigInt(Math.ceil(seconds * 1000)) * BigInt(price.second) / 1000n +
-    BigInt(usage.characters ?? 0) * BigInt(price.character);
-  return Number(tokenCost + mediaCost) + price.request;
+    BigInt(usage.outputTokens) * BigInt(price.outputPerMillion) +
+    BigInt(milliseconds) * BigInt(price.second) * 1000n;
+  const fractionCost = (fractionNumerator + MILLION - 1n) / MILLION;
+  const wholeCost = BigInt(usage.images ?? 0) * BigInt(price.image) + BigInt(usage.characters ?? 0) * BigInt(price.character);
+  return Number(fractionCost + wholeCost) + price.request;
 }
 
 /** Applies a percentage discount (0–100), rounding the discount down so no charge is under-billed by rounding. */
