@@ -5,7 +5,7 @@ import { migrateToLatest, openDatabase, type DatabaseHandle } from '../db/client
 import { createApp, type AppState } from '../compat/app.js';
 import { AuthCache, CACHE_CHANNEL, type CacheInvalidation } from './auth/auth-cache.js';
 import { KeyUsageTracker } from './auth/key-usage.js';
-import { Billing } from './billing/billing.js';
+import { Billing, BILLING_CHANNEL } from './billing/billing.js';
 import { ensureAdminToken, ensureBootstrapKey, ensureDemoAccount } from './bootstrap.js';
 import { applyCatalog, Catalog, loadCatalogSource } from './catalog/catalog.js';
 import type { GatewayConfig } from './config.js';
@@ -68,6 +68,9 @@ export async function buildServices(config: GatewayConfig, options: StartOptions
   const instanceId = `gw_${randomUUID()}`;
   const billing = new Billing(db, { instanceId, flushIntervalMs: config.usageFlushMs, log });
   await billing.start();
+  await database.listen(BILLING_CHANNEL, (accountId) => {
+    billing.onPressure(accountId).catch((error: Error) => log.warn('billing.pressure_failed', { message: error.message }));
+  });
   const keyUsage = new KeyUsageTracker(db);
   keyUsage.start();
   return {

@@ -5,6 +5,22 @@ import { GatewayError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { MicroPrice } from './money.js';
 import { runResetCycles } from './credits.js';
+import { LeaseBook } from './credit-leases.js';
+import { notify } from '../../db/client.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/** Instances are asked to hand back headroom on this channel (payload: the account id). */
+export const BILLING_CHANNEL = 'umg_billing';
+/** Headroom is granted only while the account has this many times the request's hold available… */
+const LEASE_MIN_FACTOR = 1000;
+/** …and is at most this many holds' worth… */
+const LEASE_MULTIPLE = 64;
+/** …and at most this fraction of what is left. */
+const LEASE_FRACTION = 16;
+/** Headroom unused this long goes back to the account. */
+const LEASE_IDLE_MS = 1_000;
+const PRESSURE_RETRIES = 3;
+const PRESSURE_DELAY_MS = 25;
 
 /** A finished request, as it will be written: one usage row and, when it cost something, one charge. */
 export interface UsageEntry {
@@ -64,6 +80,7 @@ export class Billing {
   /** Ids given to requests whose own id was already taken by another request. */
   private readonly derivedIds = new WeakMap<UsageEntry, string>();
   private readonly maxBatch: number;
+  private readonly leases = new LeaseBook();
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -78,7 +95,7 @@ export class Billing {
       .values({ id: this.options.instanceId, heartbeat_at: new Date() })
       .onConflict((oc) => oc.column('id').doUpdateSet({ heartbeat_at: new Date() }))
       .execute();
-    this.timer = setInterval(() => void this.flush().catch((error: Error) => this.options.log.error('billing.flush_failed', { message: error.message })), this.options.flushIntervalMs);
+    this.timer = setInterval(() => void this.tick().catch((error: Error) => this.options.log.error('billing.flush_failed', { message: error.message })), this.options.flushIntervalMs);
     this.timer.unref();
     this.heartbeatTimer = setInterval(() => {
       this.beating ??= this.heartbeat()
@@ -91,37 +108,91 @@ export class Billing {
     await this.recoverAbandonedHolds();
   }
 
-  /** Reserves `amount` micro-credits for a request, or refuses with 402. */
+  /**
+   * Reserves `amount` micro-credits for a request, or refuses with 402.
+   *
+   * Served from this instance's headroom for the account when it has some (no
+   * database round trip). Otherwise one atomic statement reserves the amount —
+   * plus, when the account has far more credit than the request needs, some
+   * headroom for the next requests (at most 1/16 of what is left, so a few
+   * instances can never strand much of a balance). When the statement finds
+   * the balance short while credit is reserved, other instances are asked to
+   * hand their headroom back and the hold is tried again before refusing.
+   */
   async hold(accountId: string, amount: number): Promise<void> {
     if (amount <= 0) return;
-    const result = await sql<{ amount: number }>`
-      WITH held AS (
-        UPDATE accounts SET held = held + ${amount}
+    if (this.leases.take(accountId, amount)) return;
+    for (let attempt = 0; ; attempt++) {
+      const headroom = await this.holdInDatabase(accountId, amount);
+      if (headroom !== undefined) {
+        this.leases.add(accountId, headroom);
+        return;
+      }
+      const account = await this.db
+        .selectFrom('accounts')
+        .select(['current_credits', 'vault_credits', 'held', 'daily_limit', 'cycle_spent'])
+        .where('id', '=', accountId)
+        .executeTakeFirst();
+      if (!account) throw new GatewayError('INSUFFICIENT_CREDITS', 'The account balance cannot cover this request.');
+      const available = account.current_credits + account.vault_credits - account.held;
+      const headroomElsewhere = account.held > 0 && available + account.held >= amount;
+      if (headroomElsewhere && attempt < PRESSURE_RETRIES) {
+        await notify(this.db, BILLING_CHANNEL, accountId);
+        await sleep(PRESSURE_DELAY_MS * 2 ** attempt);
+        continue;
+      }
+      if (account.daily_limit !== null && available >= amount) {
+        throw new GatewayError('DAILY_LIMIT_EXCEEDED', 'The account has reached its spending limit for this reset cycle.');
+      }
+      throw new GatewayError('INSUFFICIENT_CREDITS', 'The account balance cannot cover this request.');
+    }
+  }
+
+  /** One statement: reserve `amount` (+ headroom when credit is plentiful); the headroom granted, or undefined when refused. */
+  private async holdInDatabase(accountId: string, amount: number): Promise<number | undefined> {
+    const result = await sql<{ headroom: number }>`
+      WITH account AS (
+        SELECT id,
+          CASE
+            WHEN current_credits + vault_credits - held >= ${amount}::bigint * ${LEASE_MIN_FACTOR}
+              AND (daily_limit IS NULL OR daily_limit - cycle_spent - held >= ${amount}::bigint * ${LEASE_MIN_FACTOR})
+            THEN LEAST(
+              ${amount}::bigint * ${LEASE_MULTIPLE},
+              (current_credits + vault_credits - held - ${amount}) / ${LEASE_FRACTION},
+              COALESCE((daily_limit - cycle_spent - held - ${amount}) / ${LEASE_FRACTION}, ${amount}::bigint * ${LEASE_MULTIPLE}))
+            ELSE 0
+          END AS headroom
+        FROM accounts
         WHERE id = ${accountId}
           AND current_credits + vault_credits - held >= ${amount}
           AND (daily_limit IS NULL OR cycle_spent + held + ${amount} <= daily_limit)
-        RETURNING id
+        FOR NO KEY UPDATE
+      ),
+      reserved AS (
+        UPDATE accounts SET held = accounts.held + ${amount} + account.headroom
+        FROM account WHERE accounts.id = account.id
+        RETURNING account.headroom
       )
       INSERT INTO credit_holds (instance_id, account_id, amount)
-      SELECT ${this.options.instanceId}, id, ${amount} FROM held
+      SELECT ${this.options.instanceId}, ${accountId}, ${amount} + headroom FROM reserved
       ON CONFLICT (instance_id, account_id) DO UPDATE SET amount = credit_holds.amount + EXCLUDED.amount
-      RETURNING amount`.execute(this.db);
-    if (result.rows.length === 1) return;
-    const account = await this.db
-      .selectFrom('accounts')
-      .select(['current_credits', 'vault_credits', 'held', 'daily_limit', 'cycle_spent'])
-      .where('id', '=', accountId)
-      .executeTakeFirst();
-    if (account && account.daily_limit !== null && account.current_credits + account.vault_credits - account.held >= amount) {
-      throw new GatewayError('DAILY_LIMIT_EXCEEDED', 'The account has reached its spending limit for this reset cycle.');
-    }
-    throw new GatewayError('INSUFFICIENT_CREDITS', 'The account balance cannot cover this request.');
+      RETURNING (SELECT headroom FROM reserved) AS headroom`.execute(this.db);
+    const row = result.rows[0];
+    return row ? Number(row.headroom) : undefined;
+  }
+
+  /** Another instance ran short on this account: hand back our headroom for it now. */
+  async onPressure(accountId: string): Promise<void> {
+    const released = this.leases.drain(accountId);
+    if (released.length === 0) return;
+    for (const lease of released) this.release(lease.accountId, lease.amount, `lease-${randomBytes(8).toString('hex')}`);
+    await this.writePending();
   }
 
   /** Queues a finished request for the next batch. Never throws, never waits on the database. */
   record(entry: UsageEntry): void {
     this.queue.push(entry);
-    if (this.queue.length >= this.maxBatch) void this.flush().catch(() => undefined);
+    if (this.queue.length >= this.maxBatch) void this.writePending().catch(() => undefined);
   }
 
   /** Releases a hold for a request that will write no usage row (refused before it reached a provider). */
@@ -155,8 +226,20 @@ export class Billing {
     return this.queue.length;
   }
 
-  /** Writes everything queued; concurrent callers share one flush. */
+  /** Hands back all headroom and writes everything queued (tests, shutdown, maintenance). */
   async flush(): Promise<void> {
+    for (const lease of this.leases.drain()) this.release(lease.accountId, lease.amount, `lease-${randomBytes(8).toString('hex')}`);
+    await this.writePending();
+  }
+
+  /** Hands back headroom idle for a while, then writes what is queued (the periodic tick). */
+  private async tick(): Promise<void> {
+    for (const lease of this.leases.drainIdle(LEASE_IDLE_MS)) this.release(lease.accountId, lease.amount, `lease-${randomBytes(8).toString('hex')}`);
+    await this.writePending();
+  }
+
+  /** Writes everything queued; concurrent callers share one flush. */
+  private async writePending(): Promise<void> {
     while (this.flushing) await this.flushing;
     if (this.queue.length === 0) return;
     const batch = this.queue.slice(0, this.maxBatch);
@@ -175,7 +258,7 @@ export class Billing {
         this.flushing = undefined;
       });
     await this.flushing;
-    if (this.queue.length > 0) await this.flush();
+    if (this.queue.length > 0) await this.writePending();
   }
 
   async stop(): Promise<void> {
