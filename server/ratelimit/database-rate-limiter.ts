@@ -29,6 +29,8 @@ export class DatabaseRateLimiter implements RateLimiter {
   private readonly retentionMs: number;
   private readonly log: RateLimiterLog | undefined;
   private lastPrunedWindow = Number.NEGATIVE_INFINITY;
+  /** Requests reserved ahead in the current window, per key (see `check`). */
+  private readonly spare = new Map<string, { windowStart: number; count: number }>();
   private pruning: Promise<void> | undefined;
 
   constructor(
@@ -43,14 +45,33 @@ export class DatabaseRateLimiter implements RateLimiter {
     const limit = normalizeLimit(limitPerMinute);
     if (limit === 0) return { ...UNLIMITED };
     const window = minuteWindow(now);
+    const reserved = this.spare.get(keyId);
+    if (reserved && reserved.windowStart === window.start && reserved.count > 0) {
+      reserved.count--;
+      return { allowed: true, remaining: reserved.count, retryAfterSeconds: toRateLimitResult(0, limit, now).retryAfterSeconds };
+    }
     this.pruneOncePerWindow(window.start);
+    if (this.spare.size > 100_000) this.spare.clear();
+    // High limits reserve a few requests ahead (1/64 of the limit, at most 63) so that only one
+    // check in so many pays a round trip; limits under 64 per minute stay exact. What one
+    // instance reserved and did not use can make a key spread over instances be refused up
+    // to that many requests early, never late: the window's count never passes the limit
+    // for requests that were allowed.
+    const ahead = Math.min(63, Math.floor(limit / 64));
+    const take = 1 + ahead;
     const result = await sql<{ count: number }>`
       INSERT INTO rate_limits (key_id, window_start, count)
-      VALUES (${keyId}, ${new Date(window.start)}, 1)
-      ON CONFLICT (key_id, window_start) DO UPDATE SET count = rate_limits.count + 1
+      VALUES (${keyId}, ${new Date(window.start)}, ${take})
+      ON CONFLICT (key_id, window_start) DO UPDATE SET count = rate_limits.count + ${take}
       RETURNING count
     `.execute(this.db);
-    return toRateLimitResult(Number(result.rows[0].count), limit, now);
+    const count = Number(result.rows[0].count);
+    // Of the `take` requests just counted, those within the limit are ours: this one and the spare.
+    const granted = Math.max(0, Math.min(take, limit - (count - take)));
+    if (granted === 0) return toRateLimitResult(count, limit, now);
+    if (granted > 1) this.spare.set(keyId, { windowStart: window.start, count: granted - 1 });
+    else this.spare.delete(keyId);
+    return { allowed: true, remaining: Math.max(0, limit - count) + granted - 1, retryAfterSeconds: toRateLimitResult(0, limit, now).retryAfterSeconds };
   }
 
   /**
