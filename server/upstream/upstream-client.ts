@@ -101,7 +101,8 @@ export class UpstreamClient {
   private agentFor(connectTimeoutMs: number): Agent {
     let agent = this.agents.get(connectTimeoutMs);
     if (!agent) {
-      agent = new Agent({ connect: { timeout: connectTimeoutMs }, keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000, connections: 256, pipelining: 1 });
+      // No cap on connections per origin: every open stream holds one, and a cap would queue streams behind each other.
+      agent = new Agent({ connect: { timeout: connectTimeoutMs }, keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000, pipelining: 1 });
       this.agents.set(connectTimeoutMs, agent);
     }
     return agent;
