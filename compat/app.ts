@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { nextId } from '../server/ids.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import Koa from 'koa';
 import Router from '@koa/router';
@@ -59,7 +59,7 @@ export function createApp(services: Services, state: AppState = { inFlight: 0, d
 
   // Errors first, so nothing ever reaches Koa's text/plain default handler.
   app.use(async (ctx, next) => {
-    const requestId = header(ctx.req, 'x-request-id')?.slice(0, 128) || `req_${randomUUID().replace(/-/g, '')}`;
+    const requestId = header(ctx.req, 'x-request-id')?.slice(0, 128) || nextId('req_');
     ctx.state.requestId = requestId;
     ctx.set('x-request-id', requestId);
     if (ctx.path.startsWith('/v1/messages')) ctx.set('request-id', requestId);

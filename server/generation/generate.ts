@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { nextId } from '../ids.js';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { AuthContext } from '../auth/authenticate.js';
 import { applyDiscount, computeCost } from '../billing/money.js';
@@ -51,7 +51,7 @@ export interface GenerationOptions<Body extends Record<string, unknown>> {
 }
 
 function newAnswerId(prefix: string): string {
-  return `${prefix}${randomBytes(12).toString('base64url')}`;
+  return nextId(prefix);
 }
 
 /** Resolves the model and checks what the account may do with it, before anything is held or sent. */
