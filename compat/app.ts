@@ -9,7 +9,7 @@ import { IpAllowlist, resolveClientAddress } from '../server/auth/ip-allowlist.j
 import { createContextInner, type Context } from '../server/context.js';
 import { GatewayError } from '../server/errors.js';
 import type { Services } from '../server/services.js';
-import { isStreamResult, type StreamItem } from '../server/streaming.js';
+import { isStreamResult, RawJson, type StreamItem } from '../server/streaming.js';
 import { asGatewayError } from '../server/trpc.js';
 import { isDatabaseReady } from '../db/client.js';
 import { renderError, renderStreamError, type ErrorFamily } from './error-body.js';
@@ -140,7 +140,12 @@ export function createApp(services: Services, state: AppState = { inFlight: 0, d
         return;
       }
       ctx.status = 200;
-      ctx.body = result;
+      if (result instanceof RawJson) {
+        ctx.type = 'application/json';
+        ctx.body = result.text;
+      } else {
+        ctx.body = result;
+      }
     };
     if (route.method === 'GET') router.get(route.path, handler);
     else if (route.method === 'POST') router.post(route.path, handler);

@@ -1,24 +1,44 @@
 import type { IncomingMessage } from 'node:http';
 import { GatewayError } from '../server/errors.js';
 
-/** Reads a request body up to `limit` bytes (413 PAYLOAD_TOO_LARGE past it). */
-export async function readRawBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+/** Reads a request body up to `limit` bytes (413 PAYLOAD_TOO_LARGE past it). Events, not an async iterator: cheaper per request. */
+export function readRawBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) {
     req.resume();
-    throw new GatewayError('PAYLOAD_TOO_LARGE', `The request body is larger than ${limit} bytes.`);
+    return Promise.reject(new GatewayError('PAYLOAD_TOO_LARGE', `The request body is larger than ${limit} bytes.`));
   }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) {
-      req.resume();
-      throw new GatewayError('PAYLOAD_TOO_LARGE', `The request body is larger than ${limit} bytes.`);
-    }
-    chunks.push(chunk as Buffer);
-  }
-  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+  return new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    const finish = (error?: Error) => {
+      if (done) return;
+      done = true;
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('close', onClose);
+      if (error) {
+        req.resume();
+        reject(error);
+      } else {
+        resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+      }
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) finish(new GatewayError('PAYLOAD_TOO_LARGE', `The request body is larger than ${limit} bytes.`));
+      else chunks.push(chunk);
+    };
+    const onEnd = () => finish();
+    const onError = (error: Error) => finish(error);
+    const onClose = () => finish(new GatewayError('INVALID_REQUEST', 'The client closed the connection before the body was read.'));
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+    req.on('close', onClose);
+  });
 }
 
 function isJsonContentType(contentType: string | undefined): boolean {

@@ -11,3 +11,8 @@ export type StreamResult = AsyncIterable<StreamItem>;
 export function isStreamResult(value: unknown): value is StreamResult {
   return typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
 }
+
+/** A JSON answer already serialised (a provider's body passed through): compat writes the text as is. */
+export class RawJson {
+  constructor(readonly text: string) {}
+}

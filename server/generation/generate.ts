@@ -12,7 +12,7 @@ import { openAIChatAdapter } from '../providers/openai/openai.adapter.js';
 import type { ChatProviderAdapter, StreamDecoder, UpstreamHttpRequest } from '../providers/types.js';
 import type { Services } from '../services.js';
 import { SseParser, type SseEvent } from '../sse/sse-parser.js';
-import type { StreamItem, StreamResult } from '../streaming.js';
+import { RawJson, type StreamItem, type StreamResult } from '../streaming.js';
 import { countTextTokens, estimateRequestTokens } from '../tokenizer.js';
 import { ClientAbortedError, toTransportError, type UpstreamResponse } from '../upstream/upstream-client.js';
 import type { AnswerMeta, ClientCodec, ClientStreamEncoder } from './codec.js';
@@ -324,12 +324,13 @@ export async function runGeneration<Body extends Record<string, unknown>>(
       }
 
       if (!stream) {
-        const json = await readJson(response, provider.id);
+        const { value: json, text } = await readJson(response, provider.id);
         const canonicalResponse = attempt.native ? codec.readNativeResponse(json) : attempt.adapter.parseChatResponse(json);
         const usage = canonicalResponse.usage.inputTokens > 0 || canonicalResponse.usage.outputTokens > 0 ? canonicalResponse.usage : { inputTokens: estimatedInput, outputTokens: countTextTokens(textOf(canonicalResponse)) };
         record({ usage, status: 200, errorCode: null, aborted: false, provider: provider.id });
         await options.onComplete?.(canonical, canonicalResponse, meta);
-        return attempt.native ? json : codec.encodeResponse(canonicalResponse, meta, body);
+        // A same-format answer goes back as the provider wrote it, not re-serialised.
+        return attempt.native ? new RawJson(text) : codec.encodeResponse(canonicalResponse, meta, body);
       }
 
       if (attempt.native) {
@@ -436,22 +437,23 @@ function textOf(response: CanonicalResponse): string {
   return text;
 }
 
-async function readJson(response: UpstreamResponse, providerId: string): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
+/** The provider's JSON answer, parsed, and its text (passed through to same-format clients as is). */
+async function readJson(response: UpstreamResponse, providerId: string): Promise<{ value: unknown; text: string }> {
+  const declared = Number(response.headers['content-length']);
+  if (Number.isFinite(declared) && declared > MAX_RESPONSE_BYTES) {
+    response.body.destroy();
+    throw new UpstreamError('the provider answer is too large', { status: 502, provider: providerId, retryable: false });
+  }
+  let text: string;
   try {
-    for await (const chunk of response.body) {
-      size += chunk.length;
-      if (size > MAX_RESPONSE_BYTES) throw new UpstreamError('the provider answer is too large', { status: 502, provider: providerId, retryable: false });
-      chunks.push(Buffer.from(chunk));
-    }
+    text = await response.body.text();
   } catch (error) {
-    if (error instanceof UpstreamError) throw error;
     if ((error as Error).name === 'AbortError' || (error as { code?: string }).code === 'UND_ERR_ABORTED') throw new ClientAbortedError();
     throw toTransportError(error, providerId, 'stream');
   }
+  if (text.length > MAX_RESPONSE_BYTES) throw new UpstreamError('the provider answer is too large', { status: 502, provider: providerId, retryable: false });
   try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    return { value: JSON.parse(text), text };
   } catch (error) {
     throw new UpstreamError('the provider answered with invalid JSON', { status: 502, provider: providerId, retryable: false, cause: error });
   }

@@ -14,10 +14,13 @@ export interface UpstreamCallOptions {
   onRetry?: (attempt: number, error: UpstreamError) => void;
 }
 
+/** undici's body: a Readable with helpers that read it whole. */
+export type UpstreamBody = Readable & AsyncIterable<Uint8Array> & { text(): Promise<string> };
+
 export interface UpstreamResponse {
   status: number;
   headers: Record<string, string | undefined>;
-  body: Readable & AsyncIterable<Uint8Array>;
+  body: UpstreamBody;
 }
 
 /** The client went away; nothing is to be answered. */
@@ -136,7 +139,7 @@ export class UpstreamClient {
         throw upstreamError;
       }
       const headers = flattenHeaders(response.headers);
-      const body = response.body as unknown as Readable & AsyncIterable<Uint8Array>;
+      const body = response.body as unknown as UpstreamBody;
       if (response.statusCode >= 200 && response.statusCode < 300) return { status: response.statusCode, headers, body };
       let text = '';
       try {
