@@ -9,6 +9,17 @@ import { LeaseBook } from './credit-leases.js';
 import { notify } from '../../db/client.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 
+/** Prices are shared per model: serialise each once. */
+const priceJsonCache = new WeakMap<object, string>();
+function priceJson(price: object): string {
+  let json = priceJsonCache.get(price);
+  if (json === undefined) {
+    json = JSON.stringify(price);
+    priceJsonCache.set(price, json);
+  }
+  return json;
+}
+
 /** Instances are asked to hand back headroom on this channel (payload: the account id). */
 export const BILLING_CHANNEL = 'umg_billing';
 /** Headroom is granted only while the account has this many times the request's hold available… */
@@ -377,40 +388,40 @@ export class Billing {
   }
 
   /** Inserts usage rows (cost 0 until charged), skipping ids already stored; answers the new rows' ids by request id. */
+  /**
+   * One statement per 500 rows, the columns sent as arrays (`unnest`): far
+   * less work per row for the query builder and the driver than a VALUES
+   * list with a placeholder per field.
+   */
   private async insertUsage(trx: Transaction<Database>, entries: UsageEntry[]): Promise<Map<string, number>> {
     const inserted = new Map<string, number>();
-    for (let offset = 0; offset < entries.length; offset += 200) {
-      const rows = entries.slice(offset, offset + 200).map((entry) => ({
-        request_id: this.requestIdOf(entry),
-        account_id: entry.accountId,
-        key_id: entry.keyId,
-        model: entry.model,
-        endpoint: entry.endpoint,
-        provider: entry.provider,
-        input_tokens: entry.inputTokens,
-        output_tokens: entry.outputTokens,
-        cached_input_tokens: entry.cachedInputTokens,
-        units: entry.units,
-        status: entry.status,
-        error_code: entry.errorCode,
-        stream: entry.stream,
-        aborted: entry.aborted,
-        latency_ms: Math.round(entry.latencyMs),
-        cost: 0,
-        price: JSON.stringify(entry.price),
-        discount_percentage: entry.discountPercentage,
-        created_at: entry.createdAt,
-      }));
-      const result = await trx
-        .insertInto('usage')
-        .values(rows)
-        .onConflict((oc) => oc.column('request_id').doNothing())
-        .returning(['id', 'request_id'])
-        .execute();
-      for (const row of result) inserted.set(row.request_id, row.id);
+    for (let offset = 0; offset < entries.length; offset += 500) {
+      const rows = entries.slice(offset, offset + 500);
+      const column = <T>(read: (entry: UsageEntry) => T): T[] => rows.map(read);
+      const result = await sql<{ id: number; request_id: string }>`
+        INSERT INTO usage (request_id, account_id, key_id, model, endpoint, provider, input_tokens, output_tokens,
+          cached_input_tokens, units, status, error_code, stream, aborted, latency_ms, cost, price, discount_percentage, created_at)
+        SELECT request_id, account_id, key_id, model, endpoint, provider, input_tokens, output_tokens,
+          cached_input_tokens, units, status, error_code, stream, aborted, latency_ms, 0, price, discount_percentage, created_at
+        FROM unnest(
+          ${column((entry) => this.requestIdOf(entry))}::text[], ${column((entry) => entry.accountId)}::text[],
+          ${column((entry) => entry.keyId)}::text[], ${column((entry) => entry.model)}::text[],
+          ${column((entry) => entry.endpoint)}::text[], ${column((entry) => entry.provider)}::text[],
+          ${column((entry) => entry.inputTokens)}::int[], ${column((entry) => entry.outputTokens)}::int[],
+          ${column((entry) => entry.cachedInputTokens)}::int[], ${column((entry) => entry.units)}::bigint[],
+          ${column((entry) => entry.status)}::int[], ${column((entry) => entry.errorCode)}::text[],
+          ${column((entry) => entry.stream)}::bool[], ${column((entry) => entry.aborted)}::bool[],
+          ${column((entry) => Math.round(entry.latencyMs))}::int[], ${column((entry) => priceJson(entry.price))}::jsonb[],
+          ${column((entry) => entry.discountPercentage)}::int[], ${column((entry) => entry.createdAt.toISOString())}::timestamptz[]
+        ) AS row(request_id, account_id, key_id, model, endpoint, provider, input_tokens, output_tokens,
+          cached_input_tokens, units, status, error_code, stream, aborted, latency_ms, price, discount_percentage, created_at)
+        ON CONFLICT (request_id) DO NOTHING
+        RETURNING id, request_id`.execute(trx);
+      for (const row of result.rows) inserted.set(row.request_id, Number(row.id));
     }
     return inserted;
   }
+
 
   private beats = 0;
 
