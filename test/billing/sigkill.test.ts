@@ -1,0 +1,112 @@
+/**
+ * A real SIGKILL of a gateway process: charges settled before the last flush
+ * interval survive, nothing is charged twice, balance and ledger agree, and
+ * the dead instance's reservations are released by a survivor.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateApiKey, hashApiKey } from '../../server/auth/api-keys.js';
+import { checkLedger } from '../../server/billing/ledger-check.js';
+import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { billingCatalog, chatBody, FLAT_MODEL, FLAT_PRICE_MICRO } from './billing-support.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+let database: TestDatabase;
+let child: ChildProcess | undefined;
+let survivor: TestGateway | undefined;
+let dir: string;
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  dir = mkdtempSync(path.join(os.tmpdir(), 'umg-sigkill-'));
+});
+
+afterAll(async () => {
+  child?.kill('SIGKILL');
+  await survivor?.close();
+  await database?.drop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('a gateway killed with SIGKILL', () => {
+  it('keeps every charge settled before its last flush, charges nothing twice, and its reservations are recovered', async () => {
+    const catalogFile = path.join(dir, 'catalog.json');
+    writeFileSync(catalogFile, JSON.stringify(billingCatalog()));
+    const key = generateApiKey();
+    const port = await freePort();
+    child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        DATABASE_URL: database.url,
+        DATA_DIR: dir,
+        GATEWAY_CONFIG: catalogFile,
+        GATEWAY_BOOTSTRAP_KEY: key,
+        GATEWAY_BOOTSTRAP_CREDITS: '100',
+        GATEWAY_ADMIN_TOKEN: 'sigkill-admin',
+        RATE_LIMITS: 'pro=0',
+        LOG_LEVEL: 'silent',
+        USAGE_FLUSH_MS: '50',
+      },
+      stdio: 'ignore',
+    });
+    const url = `http://127.0.0.1:${port}`;
+    const deadline = Date.now() + 90_000;
+    while (Date.now() < deadline) {
+      const ready = await fetch(`${url}/readyz`).then((answer) => answer.ok, () => false);
+      if (ready) break;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    const requests = 25;
+    for (let index = 0; index < requests; index++) {
+      const answer = await fetch(`${url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify(chatBody(FLAT_MODEL, `request ${index}`)),
+      });
+      expect(answer.status).toBe(200);
+    }
+    // Past two flush intervals, then no goodbye at all.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const exited = new Promise((resolve) => child!.once('exit', resolve));
+    child.kill('SIGKILL');
+    await exited;
+    child = undefined;
+
+    survivor = await startTestGateway({ databaseUrl: database.url, catalog: billingCatalog() });
+    const db = survivor.gateway.services.db;
+    const accountId = (await db.selectFrom('api_keys').select('account_id').where('key_hash', '=', hashApiKey(key)).executeTakeFirstOrThrow()).account_id;
+    const rows = await db.selectFrom('usage').select(['request_id', 'cost']).where('account_id', '=', accountId).execute();
+    expect(rows).toHaveLength(requests);
+    expect(new Set(rows.map((row) => row.request_id)).size).toBe(requests);
+    expect(rows.every((row) => row.cost === FLAT_PRICE_MICRO)).toBe(true);
+
+    // The dead instance may still hold headroom: a survivor releases it once its heartbeat is stale.
+    await db.updateTable('instances').set({ heartbeat_at: new Date(Date.now() - 60_000) }).where('id', '!=', survivor.gateway.services.instanceId).execute();
+    await survivor.gateway.services.billing.recoverAbandonedHolds();
+    const account = await db.selectFrom('accounts').selectAll().where('id', '=', accountId).executeTakeFirstOrThrow();
+    expect(account.held).toBe(0);
+    expect(account.current_credits).toBe(100_000_000 - requests * FLAT_PRICE_MICRO);
+    expect((await checkLedger(db, accountId)).ok).toBe(true);
+  });
+});
