@@ -28,6 +28,19 @@ export function createNativeAnswer(): NativeAnswer {
 
 const SEQUENCE_NUMBER = /"sequence_number"\s*:\s*(\d+)/;
 
+/**
+ * `store` is the gateway's to honour (it decides whether the answer is kept for
+ * `previous_response_id`), so a bridge does not report it as dropped.
+ */
+function withoutGatewayFields(decoded: ReturnType<typeof fromResponsesRequest>): ReturnType<typeof fromResponsesRequest> {
+  if (!decoded.request.extra || !('store' in decoded.request.extra)) return decoded;
+  const { store: _store, ...extra } = decoded.request.extra;
+  return {
+    request: { ...decoded.request, extra },
+    report: { dropped: decoded.report.dropped.filter((name) => name !== 'store'), approximated: decoded.report.approximated },
+  };
+}
+
 /** The Responses stream decoder, noting the provider's response id and sequence numbers on the way. */
 function createTrackingDecoder(native: NativeAnswer): StreamDecoder {
   const decoder = new ResponsesStreamDecoder();
@@ -54,7 +67,7 @@ export function createResponsesCodec(history?: CanonicalMessage[], native: Nativ
   return {
     format: 'responses',
     idPrefix: 'resp_',
-    decode: (body) => fromResponsesRequest(body, history),
+    decode: (body) => withoutGatewayFields(fromResponsesRequest(body, history)),
     isStream: (body) => body.stream === true,
     encodeResponse: (response, meta, body) => toResponsesResponse(response, { id: meta.id, model: meta.model, createdAt: meta.created, request: body }),
     createEncoder(meta, body) {

@@ -1,17 +1,28 @@
 import { timingSafeEqual, createHash } from 'node:crypto';
 import { authenticate } from '../auth/authenticate.js';
 import { GatewayError } from '../errors.js';
-import { baseProcedure, errorConversion, middleware } from '../trpc.js';
+import { baseProcedure, errorConversion, middleware, toTRPCError } from '../trpc.js';
 import type { Services } from '../services.js';
 
 /** No authentication (the public model catalog). */
 export const publicProcedure = baseProcedure.use(errorConversion);
 
+/**
+ * Authentication, rate limit and error conversion in one middleware: each
+ * middleware costs tRPC a copy of the context, and this runs on every request.
+ */
 const requireApiKey = middleware(async ({ ctx, next }) => {
-  const auth = await authenticate(ctx.services.authCache, ctx.credentials, ctx.clientAddress);
-  ctx.services.keyUsage.touch(auth.key.id);
-  await enforceRateLimit(ctx.services, auth.key.id, auth.account.plan);
-  return next({ ctx: { auth } });
+  let auth;
+  try {
+    auth = await authenticate(ctx.services.authCache, ctx.credentials, ctx.clientAddress);
+    ctx.services.keyUsage.touch(auth.key.id);
+    await enforceRateLimit(ctx.services, auth.key.id, auth.account.plan);
+  } catch (error) {
+    throw toTRPCError(error);
+  }
+  const result = await next({ ctx: { auth } });
+  if (!result.ok) throw toTRPCError(result.error);
+  return result;
 });
 
 /** Requests per minute per key, by plan, across instances (Redis or the database). */
@@ -32,7 +43,7 @@ async function enforceRateLimit(services: Services, keyId: string, plan: string)
 }
 
 /** Every public operation but the catalog: a valid key of an enabled account, from an allowed address. */
-export const apiKeyProcedure = publicProcedure.use(requireApiKey);
+export const apiKeyProcedure = baseProcedure.use(requireApiKey);
 
 function sameHash(a: string, b: string): boolean {
   const left = Buffer.from(a, 'hex');
