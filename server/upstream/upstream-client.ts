@@ -1,4 +1,4 @@
-import { Agent, errors as undiciErrors, request, type Dispatcher } from 'undici';
+import { Agent, errors as undiciErrors, type Dispatcher } from 'undici';
 import type { Readable } from 'node:stream';
 import { UpstreamError } from '../errors.js';
 import type { Logger } from '../logger.js';
@@ -72,6 +72,19 @@ export function toTransportError(error: unknown, providerId: string, phase: 'con
   });
 }
 
+/** Provider URLs repeat: parse each once (undici's top-level `request` parses the URL on every call). */
+const splitUrls = new Map<string, { origin: string; path: string }>();
+function splitUrl(url: string): { origin: string; path: string } {
+  let split = splitUrls.get(url);
+  if (!split) {
+    const parsed = new URL(url);
+    split = { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
+    if (splitUrls.size > 10_000) splitUrls.clear();
+    splitUrls.set(url, split);
+  }
+  return split;
+}
+
 function isAbort(error: unknown, signal: AbortSignal): boolean {
   return signal.aborted || error instanceof undiciErrors.RequestAbortedError || (error as Error)?.name === 'AbortError';
 }
@@ -118,11 +131,13 @@ export class UpstreamClient {
     while (true) {
       let response: Dispatcher.ResponseData;
       try {
-        response = await request(upstreamRequest.url, {
+        const target = splitUrl(upstreamRequest.url);
+        response = await this.agentFor(timeouts.connectTimeoutMs).request({
+          origin: target.origin,
+          path: target.path,
           method: upstreamRequest.method,
           headers: upstreamRequest.headers,
           body: upstreamRequest.method === 'GET' ? undefined : upstreamRequest.body,
-          dispatcher: this.agentFor(timeouts.connectTimeoutMs),
           headersTimeout: timeouts.firstByteTimeoutMs,
           bodyTimeout: timeouts.idleTimeoutMs,
           signal,
