@@ -123,7 +123,6 @@ export function createApp(services: Services, state: AppState = { inFlight: 0, d
 
   for (const route of ROUTES) {
     const handler = async (ctx: Koa.Context) => {
-      const family = route.family;
       const controller = new AbortController();
       ctx.res.once('close', () => {
         if (!ctx.res.writableFinished) controller.abort();
@@ -136,7 +135,7 @@ export function createApp(services: Services, state: AppState = { inFlight: 0, d
       const result = await route.invoke(caller, { body, params, query: ctx.query as Record<string, string> });
       ctx.set(context.responseHeaders);
       if (isStreamResult(result)) {
-        await writeStream(ctx, route, result, context, family);
+        await writeStream(ctx, route, result, context);
         return;
       }
       ctx.status = 200;
@@ -152,13 +151,12 @@ export function createApp(services: Services, state: AppState = { inFlight: 0, d
     else router.delete(route.path, handler);
   }
 
-  async function writeStream(ctx: Koa.Context, route: CompatRoute, stream: AsyncIterable<StreamItem>, context: Context, _family: ErrorFamily): Promise<void> {
+  async function writeStream(ctx: Koa.Context, route: CompatRoute, stream: AsyncIterable<StreamItem>, context: Context): Promise<void> {
     const format: StreamFormat = route.streamFormat ?? 'chat';
     ctx.respond = false;
     const writer = new SseWriter(ctx.res);
-    const headers: Record<string, string> = { 'x-request-id': context.requestId, ...context.responseHeaders };
-    if (route.family === 'anthropic') headers['request-id'] = context.requestId;
-    writer.writeHead(200, headers);
+    // The request ids and the procedure's headers are already set on the response (ctx.set); writeHead keeps them.
+    writer.writeHead(200, {});
     let lastWrite = Date.now();
     const keepalive = setInterval(() => {
       if (Date.now() - lastWrite < KEEPALIVE_MS) return;

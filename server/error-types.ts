@@ -1,3 +1,6 @@
+import { anthropicErrorType } from './providers/anthropic/anthropic-errors.js';
+import type { GatewayError } from './errors.js';
+
 /** OpenAI-shape `error.type` per status (the SDKs pick their class from the status alone). */
 export function openAIErrorType(status: number): string {
   if (status === 401) return 'authentication_error';
@@ -10,4 +13,20 @@ export function openAIErrorType(status: number): string {
 }
 
 /** Anthropic error types per status (PROTOCOLS.md §3): one table, the Anthropic adapter's. */
-export { anthropicErrorType } from './providers/anthropic/anthropic-errors.js';
+export { anthropicErrorType };
+
+/** The in-band error frame of a stream whose headers are already sent (PROTOCOLS.md §2–4); the codecs and compat's last resort share it. */
+export function renderStreamError(format: 'chat' | 'messages' | 'responses', error: GatewayError): { event?: string; data: unknown } {
+  if (format === 'messages') {
+    return { event: 'error', data: { type: 'error', error: { type: anthropicErrorType(error.status), message: error.message } } };
+  }
+  if (format === 'responses') {
+    // Flat per the spec, and nested under `error` too: openai-node v6 and openai-python throw only on the nested form.
+    return {
+      event: 'error',
+      data: { type: 'error', code: error.code, message: error.message, param: error.param, sequence_number: 0, error: { type: 'api_error', code: error.code, message: error.message, param: error.param } },
+    };
+  }
+  return { data: { error: { message: error.message, type: openAIErrorType(error.status), param: error.param, code: error.code } } };
+}
+

@@ -7,7 +7,7 @@ import {
   buildOpenAIHeaders,
   type ChatCompletionRequest,
 } from '../providers/openai/index.js';
-import { openAIErrorType } from '../error-types.js';
+import { renderStreamError } from '../error-types.js';
 import type { ClientCodec } from './codec.js';
 
 const DONE: { kind: 'event'; data: string } = { kind: 'event', data: '[DONE]' };
@@ -30,9 +30,7 @@ export const chatCodec: ClientCodec<ChatCompletionRequest> = {
       push: (event) => encoder.push(event).map((data) => ({ kind: 'event' as const, data })),
       end: () => (encoder.failed ? [] : [DONE]),
       // PROTOCOLS.md §2: an in-band `{"error":…}` payload, then close without [DONE].
-      fail: (error) => [
-        { kind: 'event', data: { error: { message: error.message, type: openAIErrorType(error.status), param: error.param, code: error.code } } },
-      ],
+      fail: (error) => [{ kind: 'event', ...renderStreamError('chat', error) }],
     };
   },
   buildNativeRequest(connection, body, upstreamModel) {

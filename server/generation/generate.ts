@@ -9,6 +9,7 @@ import { anthropicChatAdapter } from '../providers/anthropic/anthropic.adapter.j
 import type { BridgeReport, CanonicalRequest, CanonicalResponse, CanonicalStreamEvent, CanonicalUsage } from '../providers/canonical.js';
 import { generateMock, streamMock } from '../providers/mock/mock.adapter.js';
 import { openAIChatAdapter } from '../providers/openai/openai.adapter.js';
+import { describeHostedTool } from '../providers/openai/to-openai-request.js';
 import type { ChatProviderAdapter, StreamDecoder, UpstreamHttpRequest } from '../providers/types.js';
 import type { Services } from '../services.js';
 import { SseParser, type SseEvent } from '../sse/sse-parser.js';
@@ -395,14 +396,8 @@ function redactError(error: GatewayError, secrets: readonly string[]): GatewayEr
 function reportUnusedByMock(request: CanonicalRequest): BridgeReport {
   const dropped: string[] = [];
   for (const [key, value] of Object.entries(request.extra ?? {})) {
-    if (key === 'tools' && Array.isArray(value)) {
-      for (const tool of value) {
-        const record = (typeof tool === 'object' && tool !== null ? tool : {}) as Record<string, unknown>;
-        dropped.push(`tools.${typeof record.name === 'string' ? record.name : typeof record.type === 'string' ? record.type : 'unknown'}`);
-      }
-    } else {
-      dropped.push(key);
-    }
+    if (key === 'tools' && Array.isArray(value)) dropped.push(...value.map((tool) => `tools.${describeHostedTool(tool)}`));
+    else dropped.push(key);
   }
   return { dropped, approximated: [] };
 }

@@ -5,7 +5,7 @@ import { fromAnthropicRequest } from '../providers/anthropic/from-anthropic-requ
 import { fromAnthropicResponse } from '../providers/anthropic/from-anthropic-response.js';
 import { MessagesStreamEncoder } from '../providers/anthropic/messages-stream-encoder.js';
 import { toAnthropicResponse } from '../providers/anthropic/to-anthropic-response.js';
-import { anthropicErrorType } from '../error-types.js';
+import { renderStreamError } from '../error-types.js';
 import type { ClientCodec } from './codec.js';
 
 /** Anthropic messages (PROTOCOLS.md §3). */
@@ -20,7 +20,7 @@ export const messagesCodec: ClientCodec<MessagesRequest> = {
     return {
       push: (event) => encoder.push(event).map((frame) => ({ kind: 'event' as const, event: frame.event, data: frame.data })),
       end: () => encoder.end().map((frame) => ({ kind: 'event' as const, event: frame.event, data: frame.data })),
-      fail: (error) => [{ kind: 'event', event: 'error', data: { type: 'error', error: { type: anthropicErrorType(error.status), message: error.message } } }],
+      fail: (error) => [{ kind: 'event', ...renderStreamError('messages', error) }],
     };
   },
   buildNativeRequest(connection, body, upstreamModel, forwarded) {

@@ -122,7 +122,8 @@ export function toOpenAIChatRequest(
   return { body, report: deduplicate(report) };
 }
 
-function describeHostedTool(tool: unknown): string {
+/** How a hosted tool is named in a bridge report (`tools.<name or type>`). */
+export function describeHostedTool(tool: unknown): string {
   if (typeof tool !== 'object' || tool === null) return 'unknown';
   const record = tool as Record<string, unknown>;
   if (typeof record.name === 'string') return record.name;
