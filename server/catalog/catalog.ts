@@ -28,6 +28,12 @@ export interface CatalogModel {
   price: MicroPrice;
   /** Deployments ordered by priority (the declared primary first). */
   deployments: ResolvedDeployment[];
+  /**
+   * The secrets of the model's providers (API keys, header values taken from
+   * the environment), kept out of every error a client sees. Values shorter than
+   * 8 characters are left out: they would blank ordinary words of a message.
+   */
+  secrets: string[];
   /** Public JSON of the model, serialised once. */
   publicJson: { id: string; object: 'model'; created: number; owned_by: string };
 }
@@ -117,6 +123,18 @@ function resolveProvider(entry: ProviderEntry, env: NodeJS.ProcessEnv): Resolved
   };
 }
 
+function secretsOf(deployments: readonly ResolvedDeployment[]): string[] {
+  const secrets = new Set<string>();
+  for (const { provider } of deployments) {
+    if (provider.apiKey) secrets.add(provider.apiKey);
+    for (const [name, value] of Object.entries(provider.entry.headers ?? {})) {
+      const resolved = provider.headers?.[name.toLowerCase()];
+      if (value.startsWith('env:') && resolved) secrets.add(resolved);
+    }
+  }
+  return [...secrets].filter((secret) => secret.length >= 8);
+}
+
 /** The in-memory catalog the hot path reads; rebuilt from the database on start and on change. */
 export class Catalog {
   private readonly models = new Map<string, CatalogModel>();
@@ -162,6 +180,7 @@ export class Catalog {
         endpoints: new Set(entry.endpoints),
         price: toMicroPrice(entry.pricing),
         deployments,
+        secrets: secretsOf(deployments),
         publicJson: { id: row.id, object: 'model', created: Number(row.created), owned_by: row.owned_by },
       });
     }

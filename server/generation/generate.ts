@@ -213,7 +213,7 @@ export async function runGeneration<Body extends Record<string, unknown>>(
   const maxOutput = canonical.maxOutputTokens ?? DEFAULT_HOLD_OUTPUT_TOKENS;
   const holdAmount = applyDiscount(computeCost(model.price, { inputTokens: estimatedInput, outputTokens: maxOutput }), discountPercentage);
   const meta: AnswerMeta = { id: newAnswerId(codec.idPrefix), model: model.id, created: Math.floor(Date.now() / 1000), inputTokens: estimatedInput };
-  const secrets = providerSecrets(model);
+  const secrets = model.secrets;
 
   let recorded = false;
   const record = (fields: { usage: CanonicalUsage; status: number; errorCode: string | null; aborted: boolean; provider: string | null }) => {
@@ -359,25 +359,6 @@ export async function runGeneration<Body extends Record<string, unknown>>(
     record({ usage: { inputTokens: 0, outputTokens: 0 }, status: gatewayError.status, errorCode: aborted ? 'CLIENT_ABORTED' : gatewayError.code, aborted, provider: null });
     throw gatewayError;
   }
-}
-
-/**
- * The secrets of a model's providers: API keys, and header values taken from
- * the environment. Adapters redact the key shapes they know in provider
- * messages; this also catches a provider that quotes a key verbatim, before
- * any message reaches a client.
- */
-function providerSecrets(model: CatalogModel): string[] {
-  const secrets = new Set<string>();
-  for (const { provider } of model.deployments) {
-    if (provider.apiKey) secrets.add(provider.apiKey);
-    for (const [name, value] of Object.entries(provider.entry.headers ?? {})) {
-      const resolved = provider.headers?.[name.toLowerCase()];
-      if (value.startsWith('env:') && resolved) secrets.add(resolved);
-    }
-  }
-  // Very short values would blank out ordinary words of a message.
-  return [...secrets].filter((secret) => secret.length >= 8);
 }
 
 function redactText(text: string, secrets: readonly string[]): string {
