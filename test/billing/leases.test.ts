@@ -36,7 +36,8 @@ async function balances(gateway: TestGateway, accountId: string) {
 
 describe('credit leases', () => {
   it('reserves headroom with the first hold and serves the next holds from it', async () => {
-    const { key, accountId } = await first.createAccountWithKey({ credits: 10 });
+    // 100 credits: far above the 1000-holds threshold (10 credits for this price) for every request below.
+    const { key, accountId } = await first.createAccountWithKey({ credits: 100 });
     expect((await postChat(first, key, chatBody(FLAT_MODEL))).status).toBe(200);
     await first.gateway.services.billing.flush();
     // flush hands headroom back: nothing stays reserved.
@@ -53,12 +54,12 @@ describe('credit leases', () => {
     await first.gateway.services.billing.flush();
     const after = await balances(first, accountId);
     expect(after.account.held).toBe(0);
-    expect(after.account.current_credits).toBe(10_000_000 - 11 * FLAT_PRICE_MICRO);
+    expect(after.account.current_credits).toBe(100_000_000 - 11 * FLAT_PRICE_MICRO);
     expect((await checkLedger(first.gateway.services.db, accountId)).ok).toBe(true);
   });
 
   it('hands headroom back when another instance runs short, so no credit is stranded', async () => {
-    const { key, accountId } = await first.createAccountWithKey({ credits: 10 });
+    const { key, accountId } = await first.createAccountWithKey({ credits: 100 });
     // Instance A takes headroom.
     expect((await postChat(first, key, chatBody(FLAT_MODEL))).status).toBe(200);
     const reserved = (await balances(first, accountId)).account;
