@@ -9,19 +9,18 @@ import { IpAllowlist, resolveClientAddress } from '../server/auth/ip-allowlist.j
 import { createContextInner, type Context } from '../server/context.js';
 import { GatewayError } from '../server/errors.js';
 import type { Services } from '../server/services.js';
-import { isStreamResult, RawJson, type StreamItem } from '../server/streaming.js';
 import { asGatewayError } from '../server/trpc.js';
 import { isDatabaseReady } from '../db/client.js';
-import { renderError, renderStreamError, type ErrorFamily } from './error-body.js';
+import { authorizeRequest } from '../server/auth/authorize.js';
+import { renderError, type ErrorFamily } from './error-body.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { readJsonBody } from './read-body.js';
-import { ROUTES, type CompatRoute, type StreamFormat } from './routes.js';
-import { SseWriter, formatEvent } from './sse-writer.js';
+import { ROUTES } from './routes.js';
+import { writeAnswer } from './write-answer.js';
 
 const FORWARDED_HEADERS = ['anthropic-version', 'anthropic-beta', 'x-gateway-strict', 'openai-organization', 'openai-project'];
-const KEEPALIVE_MS = 10_000;
-
-function familyOf(path: string): ErrorFamily {
+/** The error shape of a request no route matched (a route sets its own family). */
+function familyOfPath(path: string): ErrorFamily {
   return path.startsWith('/v1/messages') ? 'anthropic' : 'openai';
 }
 
@@ -42,19 +41,27 @@ export function createApp(services: Services, state: AppState = { inFlight: 0, d
   const trusted = services.config.trustedProxies.length ? new IpAllowlist(services.config.trustedProxies) : null;
   const openApiJson = JSON.stringify(buildOpenApiDocument());
 
-  function buildContext(ctx: Koa.Context, requestId: string, signal: AbortSignal): Context {
+  function buildContext(ctx: Koa.Context, requestId: string, signal: AbortSignal, extra: { canStream: boolean; auth?: Context['auth'] }): Context {
     const req = ctx.req;
     const headers: Record<string, string | undefined> = {};
     for (const name of FORWARDED_HEADERS) headers[name] = header(req, name);
-    const context = createContextInner(services, {
+    return createContextInner(services, {
       requestId,
-      clientAddress: resolveClientAddress(req.socket.remoteAddress ?? '', header(req, 'x-forwarded-for'), trusted),
-      credentials: readCredentials(header(req, 'authorization'), header(req, 'x-api-key')),
+      clientAddress: clientAddressOf(ctx),
+      credentials: credentialsOf(ctx),
       headers,
       signal,
       query: ctx.querystring,
+      ...extra,
     });
-    return context;
+  }
+
+  function clientAddressOf(ctx: Koa.Context): string {
+    return resolveClientAddress(ctx.req.socket.remoteAddress ?? '', header(ctx.req, 'x-forwarded-for'), trusted);
+  }
+
+  function credentialsOf(ctx: Koa.Context) {
+    return readCredentials(header(ctx.req, 'authorization'), header(ctx.req, 'x-api-key'));
   }
 
   // Errors first, so nothing ever reaches Koa's text/plain default handler.
@@ -75,7 +82,7 @@ export function createApp(services: Services, state: AppState = { inFlight: 0, d
         if (!ctx.res.writableEnded) ctx.res.end();
         return;
       }
-      const rendered = renderError(familyOf(ctx.path), gatewayError, requestId);
+      const rendered = renderError((ctx.state.family as ErrorFamily | undefined) ?? familyOfPath(ctx.path), gatewayError, requestId);
       ctx.status = rendered.status;
       ctx.set(rendered.headers);
       ctx.body = rendered.body;
@@ -116,73 +123,32 @@ export function createApp(services: Services, state: AppState = { inFlight: 0, d
       req: ctx.req as IncomingMessage,
       res: ctx.res as ServerResponse,
       path: ctx.path.slice('/trpc/'.length),
-      createContext: () => buildContext(ctx, ctx.state.requestId as string, controller.signal),
+      // Plain HTTP cannot carry a stream: generation procedures answer JSON only here.
+      createContext: () => buildContext(ctx, ctx.state.requestId as string, controller.signal, { canStream: false }),
       maxBodySize: services.config.bodyLimitBytes,
     });
   });
 
   for (const route of ROUTES) {
     const handler = async (ctx: Koa.Context) => {
+      ctx.state.family = route.family;
       const controller = new AbortController();
       ctx.res.once('close', () => {
         if (!ctx.res.writableFinished) controller.abort();
       });
+      // What the headers can tell is checked before a byte of the body is read.
+      const auth = route.auth === 'key' ? await authorizeRequest(services, credentialsOf(ctx), clientAddressOf(ctx)) : undefined;
       const body = route.body === 'json' ? (await readJsonBody(ctx.req, services.config.bodyLimitBytes)).value : {};
-      const context = buildContext(ctx, ctx.state.requestId as string, controller.signal);
+      const context = buildContext(ctx, ctx.state.requestId as string, controller.signal, { canStream: true, ...(auth ? { auth } : {}) });
       const caller = createCaller(context);
       const params: Record<string, string> = {};
       for (const [name, value] of Object.entries(ctx.params ?? {})) params[name] = Array.isArray(value) ? value.join('/') : String(value);
-      const result = await route.invoke(caller, { body, params, query: ctx.query as Record<string, string> });
-      ctx.set(context.responseHeaders);
-      if (isStreamResult(result)) {
-        await writeStream(ctx, route, result, context);
-        return;
-      }
-      ctx.status = 200;
-      if (result instanceof RawJson) {
-        ctx.type = 'application/json';
-        ctx.body = result.text;
-      } else {
-        ctx.body = result;
-      }
+      const answer = await route.invoke(caller, { body, params, query: ctx.query as Record<string, string> });
+      await writeAnswer(ctx, answer, services.log);
     };
     if (route.method === 'GET') router.get(route.path, handler);
     else if (route.method === 'POST') router.post(route.path, handler);
     else router.delete(route.path, handler);
-  }
-
-  async function writeStream(ctx: Koa.Context, route: CompatRoute, stream: AsyncIterable<StreamItem>, context: Context): Promise<void> {
-    const format: StreamFormat = route.streamFormat ?? 'chat';
-    ctx.respond = false;
-    const writer = new SseWriter(ctx.res);
-    // The request ids and the procedure's headers are already set on the response (ctx.set); writeHead keeps them.
-    writer.writeHead(200, {});
-    let lastWrite = Date.now();
-    const keepalive = setInterval(() => {
-      if (Date.now() - lastWrite < KEEPALIVE_MS) return;
-      lastWrite = Date.now();
-      void writer.write(format === 'messages' ? formatEvent({ type: 'ping' }, 'ping') : ': keepalive\n\n');
-    }, KEEPALIVE_MS / 2);
-    const iterator = stream[Symbol.asyncIterator]();
-    try {
-      while (true) {
-        const step = await iterator.next();
-        if (step.done) break;
-        const item = step.value;
-        const open = await writer.write(item.kind === 'raw' ? item.bytes : formatEvent(item.data, item.event));
-        lastWrite = Date.now();
-        if (!open) break;
-      }
-    } catch (error) {
-      const gatewayError = asGatewayError(error);
-      services.log.warn('stream.failed', { requestId: context.requestId, code: gatewayError.code, message: gatewayError.message });
-      const frame = renderStreamError(format, gatewayError);
-      await writer.write(formatEvent(frame.data, frame.event));
-    } finally {
-      clearInterval(keepalive);
-      if (writer.isClosed) await iterator.return?.(undefined);
-      writer.end();
-    }
   }
 
   app.use(router.routes());

@@ -35,7 +35,7 @@ export function buildOpenApiDocument(): OpenApiDocument {
           description: 'OK',
           content: {
             ...(docs?.output ? { 'application/json': { schema: z.toJSONSchema(docs.output, { unrepresentable: 'any', io: 'output' }) } } : { 'application/json': {} }),
-            ...(route.streamFormat ? { 'text/event-stream': { schema: { type: 'string' } } } : {}),
+            ...(route.streams ? { 'text/event-stream': { schema: { type: 'string' } } } : {}),
           },
         },
       },

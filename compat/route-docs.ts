@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { chatCompletionRequestSchema } from '../server/providers/openai/openai.wire.js';
 import { countTokensRequestSchema, messagesRequestSchema } from '../server/providers/anthropic/anthropic.wire.js';
 import { compactRequestSchema, responsesRequestSchema } from '../server/translate/responses/responses.wire.js';
-import { imageGenerationRequestSchema } from '../server/images/images.schema.js';
+import { imageGenerationRequestSchema } from '../server/providers/openai/openai-images.wire.js';
 
 /** Schemas of the routes whose procedures cannot carry an output schema (JSON or SSE answers). */
 export const ROUTE_DOCS: Record<string, { input?: z.ZodType; output?: z.ZodType }> = {

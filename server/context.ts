@@ -1,4 +1,4 @@
-import type { Credentials } from './auth/authenticate.js';
+import type { AuthContext, Credentials } from './auth/authenticate.js';
 import type { Services } from './services.js';
 
 /**
@@ -10,13 +10,16 @@ export interface Context {
   requestId: string;
   clientAddress: string;
   credentials: Credentials;
+  /** Set when the caller was already authorised from the headers (compat does so before reading a body). */
+  auth?: AuthContext;
   /** Lower-cased request headers a procedure may forward or obey (anthropic-version, anthropic-beta, x-gateway-strict). */
   headers: Readonly<Record<string, string | undefined>>;
   /** Aborted when the client goes away. */
   signal: AbortSignal;
+  /** `performance.now()` when the request arrived. */
   receivedAt: number;
-  /** Headers a procedure wants on the answer (e.g. x-gateway-dropped-params). */
-  responseHeaders: Record<string, string>;
+  /** Whether the caller can read a streamed answer: compat and in-process callers can, the plain `/trpc` HTTP endpoint cannot. */
+  canStream: boolean;
   /** Query string of the public route (e.g. `beta=true`), passed through to same-format providers. */
   query: string;
 }
@@ -25,9 +28,11 @@ export interface ContextOptions {
   requestId?: string;
   clientAddress?: string;
   credentials?: Credentials;
+  auth?: AuthContext;
   headers?: Record<string, string | undefined>;
   signal?: AbortSignal;
   query?: string;
+  canStream?: boolean;
 }
 
 let internalCounter = 0;
@@ -38,10 +43,11 @@ export function createContextInner(services: Services, options: ContextOptions =
     requestId: options.requestId ?? `internal-${process.pid}-${++internalCounter}`,
     clientAddress: options.clientAddress ?? '127.0.0.1',
     credentials: options.credentials ?? { kind: 'missing' },
+    ...(options.auth ? { auth: options.auth } : {}),
     headers: options.headers ?? {},
     signal: options.signal ?? new AbortController().signal,
     receivedAt: performance.now(),
-    responseHeaders: {},
+    canStream: options.canStream ?? true,
     query: options.query ?? '',
   };
 }

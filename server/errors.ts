@@ -1,3 +1,5 @@
+import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
+
 /**
  * The gateway's error hierarchy. Domain code throws these; compat/ renders them
  * in the route family's shape (OpenAI or Anthropic). Messages never carry API
@@ -28,37 +30,50 @@ export type GatewayErrorCode =
   | 'RATE_LIMITED'
   | 'UPSTREAM_ERROR'
   | 'UPSTREAM_TIMEOUT'
+  | 'SERVICE_UNAVAILABLE'
   | 'INTERNAL_ERROR'
   | 'UNAUTHORIZED_ADMIN';
 
-/** HTTP status per code (GAPS.md "Errors: status codes and codes"). */
-export const STATUS_BY_CODE: Record<GatewayErrorCode, number> = {
-  INVALID_REQUEST: 400,
-  UNSUPPORTED_ENDPOINT: 400,
-  UNSUPPORTED_FEATURE: 400,
-  MISSING_HEADER: 401,
-  INVALID_FORMAT: 401,
-  INVALID_KEY: 401,
-  UNAUTHORIZED_ADMIN: 401,
-  INSUFFICIENT_CREDITS: 402,
-  DAILY_LIMIT_EXCEEDED: 402,
-  ACCOUNT_DISABLED: 403,
-  IP_ACCESS_DENIED: 403,
-  PLAN_RESTRICTED: 403,
-  ACCESS_NOT_GRANTED: 403,
-  USAGE_CHECK_REJECTED: 403,
-  FORBIDDEN: 403,
-  NOT_FOUND: 404,
-  MODEL_NOT_FOUND: 404,
-  METHOD_NOT_ALLOWED: 405,
-  VIDEO_NOT_READY: 409,
-  PAYLOAD_TOO_LARGE: 413,
-  UNSUPPORTED_MEDIA_TYPE: 415,
-  RATE_LIMITED: 429,
-  INTERNAL_ERROR: 500,
-  UPSTREAM_ERROR: 502,
-  UPSTREAM_TIMEOUT: 504,
+/**
+ * The one table of error codes: HTTP status (GAPS.md "Errors: status codes
+ * and codes") and the tRPC code the `/trpc` endpoint answers with. compat/
+ * renders every error shape from a GatewayError, whose status comes from here.
+ */
+export const ERROR_TABLE: Record<GatewayErrorCode, { status: number; trpc: TRPC_ERROR_CODE_KEY }> = {
+  INVALID_REQUEST: { status: 400, trpc: 'BAD_REQUEST' },
+  UNSUPPORTED_ENDPOINT: { status: 400, trpc: 'BAD_REQUEST' },
+  UNSUPPORTED_FEATURE: { status: 400, trpc: 'BAD_REQUEST' },
+  MISSING_HEADER: { status: 401, trpc: 'UNAUTHORIZED' },
+  INVALID_FORMAT: { status: 401, trpc: 'UNAUTHORIZED' },
+  INVALID_KEY: { status: 401, trpc: 'UNAUTHORIZED' },
+  UNAUTHORIZED_ADMIN: { status: 401, trpc: 'UNAUTHORIZED' },
+  INSUFFICIENT_CREDITS: { status: 402, trpc: 'PAYMENT_REQUIRED' },
+  DAILY_LIMIT_EXCEEDED: { status: 402, trpc: 'PAYMENT_REQUIRED' },
+  ACCOUNT_DISABLED: { status: 403, trpc: 'FORBIDDEN' },
+  IP_ACCESS_DENIED: { status: 403, trpc: 'FORBIDDEN' },
+  PLAN_RESTRICTED: { status: 403, trpc: 'FORBIDDEN' },
+  ACCESS_NOT_GRANTED: { status: 403, trpc: 'FORBIDDEN' },
+  USAGE_CHECK_REJECTED: { status: 403, trpc: 'FORBIDDEN' },
+  FORBIDDEN: { status: 403, trpc: 'FORBIDDEN' },
+  NOT_FOUND: { status: 404, trpc: 'NOT_FOUND' },
+  MODEL_NOT_FOUND: { status: 404, trpc: 'NOT_FOUND' },
+  METHOD_NOT_ALLOWED: { status: 405, trpc: 'METHOD_NOT_SUPPORTED' },
+  VIDEO_NOT_READY: { status: 409, trpc: 'CONFLICT' },
+  PAYLOAD_TOO_LARGE: { status: 413, trpc: 'PAYLOAD_TOO_LARGE' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, trpc: 'UNSUPPORTED_MEDIA_TYPE' },
+  RATE_LIMITED: { status: 429, trpc: 'TOO_MANY_REQUESTS' },
+  INTERNAL_ERROR: { status: 500, trpc: 'INTERNAL_SERVER_ERROR' },
+  UPSTREAM_ERROR: { status: 502, trpc: 'BAD_GATEWAY' },
+  SERVICE_UNAVAILABLE: { status: 503, trpc: 'SERVICE_UNAVAILABLE' },
+  UPSTREAM_TIMEOUT: { status: 504, trpc: 'GATEWAY_TIMEOUT' },
 };
+
+/** tRPC code for a status a relayed provider error kept (a 4xx other than the code's own). */
+export function trpcCodeForStatus(status: number): TRPC_ERROR_CODE_KEY {
+  for (const entry of Object.values(ERROR_TABLE)) if (entry.status === status) return entry.trpc;
+  if (status === 422) return 'UNPROCESSABLE_CONTENT';
+  return status >= 500 ? 'INTERNAL_SERVER_ERROR' : 'BAD_REQUEST';
+}
 
 const AUTH_CODES = new Set<GatewayErrorCode>([
   'MISSING_HEADER',
@@ -87,7 +102,7 @@ export class GatewayError extends Error {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'GatewayError';
     this.code = code;
-    this.status = options.status ?? STATUS_BY_CODE[code];
+    this.status = options.status ?? ERROR_TABLE[code].status;
     this.param = options.param ?? null;
     this.retryAfter = options.retryAfter;
   }
@@ -166,4 +181,12 @@ export function toGatewayError(error: unknown): GatewayError {
   if (error instanceof GatewayError) return error;
   if (error instanceof UpstreamError) return error.toGatewayError();
   return new GatewayError('INTERNAL_ERROR', 'The gateway failed to process the request.', { cause: error });
+}
+
+/** The client went away; nothing is to be answered. */
+export class ClientAbortedError extends Error {
+  constructor() {
+    super('The client closed the connection.');
+    this.name = 'ClientAbortedError';
+  }
 }

@@ -1,8 +1,7 @@
 import { initTRPC, TRPCError } from '@trpc/server';
-import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import type { Context } from './context.js';
-import { GatewayError, toGatewayError } from './errors.js';
+import { ERROR_TABLE, GatewayError, toGatewayError, trpcCodeForStatus } from './errors.js';
 import { issuePath } from './validation.js';
 
 /** The only initTRPC of the project. */
@@ -29,28 +28,12 @@ export const middleware = t.middleware;
 export const createCallerFactory = t.createCallerFactory;
 export const baseProcedure = t.procedure;
 
-/** tRPC code per HTTP status (the inverse of tRPC's own status table). */
-const TRPC_CODE_BY_STATUS: Record<number, TRPC_ERROR_CODE_KEY> = {
-  400: 'BAD_REQUEST',
-  401: 'UNAUTHORIZED',
-  402: 'PAYMENT_REQUIRED',
-  403: 'FORBIDDEN',
-  404: 'NOT_FOUND',
-  405: 'METHOD_NOT_SUPPORTED',
-  409: 'CONFLICT',
-  413: 'PAYLOAD_TOO_LARGE',
-  415: 'UNSUPPORTED_MEDIA_TYPE',
-  422: 'UNPROCESSABLE_CONTENT',
-  429: 'TOO_MANY_REQUESTS',
-  502: 'BAD_GATEWAY',
-  503: 'SERVICE_UNAVAILABLE',
-  504: 'GATEWAY_TIMEOUT',
-};
-
 /** Converts domain errors to TRPCError once, keeping the GatewayError as `cause` for compat to render. */
 export function toTRPCError(error: unknown): TRPCError {
+  if (error instanceof TRPCError && error.cause instanceof GatewayError) return error;
   const gatewayError = asGatewayError(error);
-  const code = TRPC_CODE_BY_STATUS[gatewayError.status] ?? (gatewayError.status >= 500 ? 'INTERNAL_SERVER_ERROR' : 'BAD_REQUEST');
+  const own = ERROR_TABLE[gatewayError.code];
+  const code = own.status === gatewayError.status ? own.trpc : trpcCodeForStatus(gatewayError.status);
   return new TRPCError({ code, message: gatewayError.message, cause: gatewayError });
 }
 

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
+import { hashApiKey } from './api-keys.js';
 import { IpAllowlist } from './ip-allowlist.js';
 
 export interface CachedKey {
@@ -22,6 +23,7 @@ export const CACHE_CHANNEL = 'umg_cache';
 export type CacheInvalidation = { type: 'key'; hash: string } | { type: 'account'; id: string } | { type: 'all' };
 
 const NEGATIVE_TTL_MS = 5_000;
+const MAX_CACHED_HASHES = 10_000;
 const NEGATIVE_MAX_ENTRIES = 50_000;
 
 /**
@@ -36,10 +38,23 @@ export class AuthCache {
   private readonly unknownKeys = new Map<string, number>();
   private readonly pendingKeys = new Map<string, Promise<CachedKey | null>>();
   private readonly pendingAccounts = new Map<string, Promise<CachedAccount | null>>();
+  /** Recently presented keys → their hashes, so a busy key is hashed once, not on every request. */
+  private readonly hashes = new Map<string, string>();
   /** Bumped on every invalidation so a load that raced with one is not cached. */
   private generation = 0;
 
   constructor(private readonly db: Kysely<Database>) {}
+
+  /** SHA-256 of a presented key, remembered for the keys seen lately. */
+  hashOf(token: string): string {
+    let hash = this.hashes.get(token);
+    if (hash === undefined) {
+      hash = hashApiKey(token);
+      if (this.hashes.size >= MAX_CACHED_HASHES) this.hashes.clear();
+      this.hashes.set(token, hash);
+    }
+    return hash;
+  }
 
   getKey(hash: string): CachedKey | null | Promise<CachedKey | null> {
     const cached = this.keys.get(hash);

@@ -1,5 +1,4 @@
 import { GatewayError } from '../errors.js';
-import { hashApiKey } from './api-keys.js';
 import type { AuthCache, CachedAccount, CachedKey } from './auth-cache.js';
 
 /** What the client presented, read from the headers by compat (GAPS.md: Authorization wins over x-api-key). */
@@ -22,20 +21,6 @@ export interface AuthContext {
   account: CachedAccount;
 }
 
-/** Recently seen keys → their hashes, so a busy key is hashed once, not on every request. */
-const hashes = new Map<string, string>();
-const MAX_CACHED_HASHES = 10_000;
-
-function hashOf(token: string): string {
-  let hash = hashes.get(token);
-  if (hash === undefined) {
-    hash = hashApiKey(token);
-    if (hashes.size >= MAX_CACHED_HASHES) hashes.clear();
-    hashes.set(token, hash);
-  }
-  return hash;
-}
-
 /** Checks a key and its account; every failure is one of SPEC's authentication codes. */
 export async function authenticate(cache: AuthCache, credentials: Credentials, clientAddress: string): Promise<AuthContext> {
   if (credentials.kind === 'missing') {
@@ -44,7 +29,7 @@ export async function authenticate(cache: AuthCache, credentials: Credentials, c
   if (credentials.kind === 'malformed') {
     throw new GatewayError('INVALID_FORMAT', 'The Authorization header must have the form "Bearer <API_KEY>".');
   }
-  const key = await cache.getKey(hashOf(credentials.token));
+  const key = await cache.getKey(cache.hashOf(credentials.token));
   if (!key || !key.usable) throw new GatewayError('INVALID_KEY', 'The API key is invalid, disabled or deleted.');
   const account = await cache.getAccount(key.accountId);
   if (!account) throw new GatewayError('INVALID_KEY', 'The API key is invalid, disabled or deleted.');

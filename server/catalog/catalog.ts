@@ -6,6 +6,7 @@ import type { ProviderConnection } from '../providers/types.js';
 import { catalogFileSchema, type CatalogFile, type Endpoint, type ModelEntry, type ProviderEntry } from './catalog.schema.js';
 import { DEMO_CATALOG } from './demo-catalog.js';
 import { issuePath } from '../validation.js';
+import { kindServesEndpoint } from '../providers/registry.js';
 
 export interface ResolvedDeployment {
   provider: ResolvedProvider;
@@ -57,7 +58,31 @@ export function readCatalogFile(filePath: string): CatalogFile {
 }
 
 export function loadCatalogSource(filePath: string | undefined): CatalogFile {
-  return filePath ? readCatalogFile(filePath) : DEMO_CATALOG;
+  const catalog = filePath ? readCatalogFile(filePath) : DEMO_CATALOG;
+  const problem = findUnservedEndpoint(catalog);
+  if (problem) throw new CatalogConfigError(`GATEWAY_CONFIG ${filePath ?? '(demo catalog)'}: ${problem}`);
+  return catalog;
+}
+
+/**
+ * A model that declares an endpoint one of its providers' kinds cannot serve
+ * (speech on an `anthropic` provider, say) is refused when the catalog is
+ * loaded, not on the first request.
+ */
+export function findUnservedEndpoint(catalog: CatalogFile): string | undefined {
+  const kinds = new Map(catalog.providers.map((provider) => [provider.id, provider.kind]));
+  for (const [index, model] of catalog.models.entries()) {
+    const providers = [model.provider, ...(model.deployments ?? []).map((deployment) => deployment.provider)];
+    for (const endpoint of model.endpoints) {
+      for (const provider of providers) {
+        const kind = kinds.get(provider);
+        if (kind && !kindServesEndpoint(kind, endpoint)) {
+          return `models.${index} (${model.id}): endpoint ${endpoint} cannot be served by provider "${provider}" of kind ${kind}`;
+        }
+      }
+    }
+  }
+  return undefined;
 }
 
 /**

@@ -4,45 +4,45 @@ import {
   fromOpenAIChatResponse,
   OpenAIChatStreamDecoder,
   toOpenAIChatResponse,
-  buildOpenAIHeaders,
+  type ChatCompletion,
   type ChatCompletionRequest,
+  type ChatStreamFrame,
 } from '../providers/openai/index.js';
 import { renderStreamError } from '../error-types.js';
 import type { ClientCodec } from './codec.js';
 
-const DONE: { kind: 'event'; data: string } = { kind: 'event', data: '[DONE]' };
+/** What a chat completions stream carries: chunks, an in-band error payload, and the closing `[DONE]`. */
+export type ChatStreamEvent = ChatStreamFrame | '[DONE]';
+
+const DONE = { data: '[DONE]' as const };
 
 /** OpenAI chat completions (PROTOCOLS.md §2). */
-export const chatCodec: ClientCodec<ChatCompletionRequest> = {
+export const chatCodec: ClientCodec<ChatCompletionRequest, ChatCompletion, ChatStreamEvent> = {
   format: 'chat',
+  nativeFormat: 'chat',
   idPrefix: 'chatcmpl-',
   decode: (body) => fromOpenAIChatRequest(body),
   isStream: (body) => body.stream === true,
-  encodeResponse: (response, meta) => toOpenAIChatResponse(response, { id: meta.id, model: meta.model, created: meta.created }),
-  createEncoder(meta, body) {
+  encodeResponse: (response, identity) => toOpenAIChatResponse(response, { id: identity.id, model: identity.model, created: identity.created }),
+  createEncoder(identity, body) {
     const encoder = new ChatStreamEncoder({
-      id: meta.id,
-      model: meta.model,
-      created: meta.created,
+      id: identity.id,
+      model: identity.model,
+      created: identity.created,
       includeUsage: body.stream_options?.include_usage === true,
     });
     return {
-      push: (event) => encoder.push(event).map((data) => ({ kind: 'event' as const, data })),
+      push: (event) => encoder.push(event).map((data) => ({ data })),
       end: () => (encoder.failed ? [] : [DONE]),
       // PROTOCOLS.md §2: an in-band `{"error":…}` payload, then close without [DONE].
-      fail: (error) => [{ kind: 'event', ...renderStreamError('chat', error) }],
+      fail: (error) => [renderStreamError('chat', error) as { data: ChatStreamFrame }],
     };
   },
-  buildNativeRequest(connection, body, upstreamModel) {
+  nativeBody(body, upstreamModel) {
     const upstreamBody: Record<string, unknown> = { ...body, model: upstreamModel };
     // Always learn the usage of a stream; the chunk is withheld from clients that did not ask for it.
     if (body.stream === true) upstreamBody.stream_options = { ...(body.stream_options ?? {}), include_usage: true };
-    return {
-      method: 'POST',
-      url: `${connection.baseUrl}/chat/completions`,
-      headers: buildOpenAIHeaders(connection),
-      body: JSON.stringify(upstreamBody),
-    };
+    return upstreamBody;
   },
   readNativeResponse: (body) => fromOpenAIChatResponse(body),
   createNativeDecoder: () => new OpenAIChatStreamDecoder(),

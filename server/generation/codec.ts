@@ -1,10 +1,10 @@
-import type { BridgeReport, CanonicalRequest, CanonicalResponse, CanonicalStreamEvent, CanonicalUsage } from '../providers/canonical.js';
-import type { ChatFormat, ProviderConnection, StreamDecoder, UpstreamHttpRequest } from '../providers/types.js';
+import type { TypedEvent } from '../answers.js';
 import type { GatewayError } from '../errors.js';
-import type { StreamItem } from '../streaming.js';
+import type { BridgeReport, CanonicalRequest, CanonicalResponse, CanonicalStreamEvent, CanonicalUsage } from '../providers/canonical.js';
+import type { ChatFormat, StreamDecoder } from '../providers/types.js';
 
 /** Identity of one answer, fixed before the provider is called. */
-export interface AnswerMeta {
+export interface AnswerIdentity {
   id: string;
   /** The catalog model id the client asked for. */
   model: string;
@@ -13,31 +13,36 @@ export interface AnswerMeta {
   inputTokens: number;
 }
 
-export interface ClientStreamEncoder {
-  push(event: CanonicalStreamEvent): StreamItem[];
+export interface ClientStreamEncoder<Event> {
+  push(event: CanonicalStreamEvent): TypedEvent<Event>[];
   /** Frames closing a stream that ended normally (e.g. `data: [DONE]`). */
-  end(): StreamItem[];
+  end(): TypedEvent<Event>[];
   /** An in-format error frame for a failure after the stream started. */
-  fail(error: GatewayError): StreamItem[];
+  fail(error: GatewayError): TypedEvent<Event>[];
 }
 
 /**
  * Everything the generation pipeline needs to know about one client format
- * (chat completions, messages, responses): how to read its requests into
- * canonical form, how to answer in it, and how to pass it through to a
+ * (chat completions, messages, responses, compaction): how to read its
+ * requests into canonical form, how to answer in it (`Json` and `Event` are
+ * its answer and stream event types), and how to pass it through to a
  * provider that speaks it natively.
  */
-export interface ClientCodec<Body extends Record<string, unknown> = Record<string, unknown>> {
+export interface ClientCodec<Body extends Record<string, unknown>, Json, Event> {
   format: ChatFormat;
+  /** The provider request format a pass-through uses (`compact`: native Responses compaction). */
+  nativeFormat: ChatFormat | 'compact';
   /** Prefix of answer ids (`chatcmpl-`, `msg_`, `resp_`). */
   idPrefix: string;
   decode(body: Body): { request: CanonicalRequest; report: BridgeReport };
   isStream(body: Body): boolean;
-  encodeResponse(response: CanonicalResponse, meta: AnswerMeta, body: Body): unknown;
-  createEncoder(meta: AnswerMeta, body: Body): ClientStreamEncoder;
-  /** The same-format upstream request: the client's body with only the model (and usage reporting) changed. */
-  buildNativeRequest(connection: ProviderConnection, body: Body, upstreamModel: string, forwarded: NativeForwarding): UpstreamHttpRequest;
-  /** Reads a native JSON answer for billing; `usage` undefined when the provider gave none. */
+  encodeResponse(response: CanonicalResponse, identity: AnswerIdentity, body: Body): Json;
+  createEncoder(identity: AnswerIdentity, body: Body): ClientStreamEncoder<Event>;
+  /** The body a same-format provider receives: the client's, with only the model (and usage reporting) changed. */
+  nativeBody(body: Body, upstreamModel: string): Record<string, unknown>;
+  /** Called when a request is passed through to this provider (before it is sent). */
+  onNativeRequest?(providerId: string): void;
+  /** Reads a native JSON answer for billing. */
   readNativeResponse(body: unknown): CanonicalResponse;
   /** A decoder of the native stream, used to read usage and delivered text from passed-through bytes. */
   createNativeDecoder(): StreamDecoder;
@@ -46,11 +51,6 @@ export interface ClientCodec<Body extends Record<string, unknown> = Record<strin
    * include_usage: the usage chunk the gateway asked for is withheld).
    */
   nativeFrameFilter?(body: Body): ((data: string) => boolean) | undefined;
-}
-
-export interface NativeForwarding {
-  headers: Readonly<Record<string, string | undefined>>;
-  query: string;
 }
 
 export type { CanonicalUsage };

@@ -1,10 +1,9 @@
-import { buildOpenAIHeaders } from '../providers/openai/openai.adapter.js';
 import type { CanonicalMessage } from '../providers/canonical.js';
 import type { StreamDecoder } from '../providers/types.js';
 import { fromResponsesRequest } from '../translate/responses/from-responses-request.js';
 import { ResponsesStreamDecoder } from '../translate/responses/responses-stream-decoder.js';
 import { ResponsesStreamEncoder } from '../translate/responses/responses-stream-encoder.js';
-import type { ResponsesRequest } from '../translate/responses/responses.wire.js';
+import type { ResponseObject, ResponsesRequest, ResponsesStreamEvent } from '../translate/responses/responses.wire.js';
 import { fromResponsesResponse, toResponsesResponse } from '../translate/responses/to-responses-response.js';
 import type { ClientCodec } from './codec.js';
 
@@ -63,25 +62,29 @@ function createTrackingDecoder(native: NativeAnswer): StreamDecoder {
  * from `previous_response_id`, `native` collects what a pass-through answer
  * revealed (one per request).
  */
-export function createResponsesCodec(history?: CanonicalMessage[], native: NativeAnswer = createNativeAnswer()): ClientCodec<ResponsesRequest> {
+export function createResponsesCodec(
+  history?: CanonicalMessage[],
+  native: NativeAnswer = createNativeAnswer(),
+): ClientCodec<ResponsesRequest, ResponseObject, ResponsesStreamEvent> {
   return {
     format: 'responses',
+    nativeFormat: 'responses',
     idPrefix: 'resp_',
     decode: (body) => withoutGatewayFields(fromResponsesRequest(body, history)),
     isStream: (body) => body.stream === true,
-    encodeResponse: (response, meta, body) => toResponsesResponse(response, { id: meta.id, model: meta.model, createdAt: meta.created, request: body }),
-    createEncoder(meta, body) {
+    encodeResponse: (response, identity, body) => toResponsesResponse(response, { id: identity.id, model: identity.model, createdAt: identity.created, request: body }),
+    createEncoder(identity, body) {
       // After part of a provider's own stream went out (a pass-through that failed), the
       // failure continues that stream: its response id, its numbering, no second `response.created`.
       const continued = native.lastSequenceNumber >= 0;
       const encoder = new ResponsesStreamEncoder({
-        id: continued ? (native.responseId ?? meta.id) : meta.id,
-        model: meta.model,
-        createdAt: meta.created,
+        id: continued ? (native.responseId ?? identity.id) : identity.id,
+        model: identity.model,
+        createdAt: identity.created,
         request: body,
         ...(continued ? { continueAfter: native.lastSequenceNumber } : {}),
       });
-      const toItems = (frames: ReturnType<typeof encoder.push>) => frames.map((frame) => ({ kind: 'event' as const, event: frame.event, data: frame.data }));
+      const toItems = (frames: ReturnType<typeof encoder.push>) => frames.map((frame) => ({ event: frame.event, data: frame.data }));
       return {
         push: (event) => toItems(encoder.push(event)),
         end: () => toItems(encoder.end()),
@@ -89,16 +92,11 @@ export function createResponsesCodec(history?: CanonicalMessage[], native: Nativ
         fail: (error) => toItems(encoder.push({ type: 'error', message: error.message, errorType: error.code })),
       };
     },
-    buildNativeRequest(connection, body, upstreamModel) {
-      native.providerId = connection.id;
+    onNativeRequest(providerId) {
+      native.providerId = providerId;
       native.responseId = undefined;
-      return {
-        method: 'POST',
-        url: `${connection.baseUrl}/responses`,
-        headers: buildOpenAIHeaders(connection),
-        body: JSON.stringify({ ...body, model: upstreamModel }),
-      };
     },
+    nativeBody: (body, upstreamModel) => ({ ...body, model: upstreamModel }),
     readNativeResponse(body) {
       const response = fromResponsesResponse(body);
       if (response.id !== '') native.responseId = response.id;

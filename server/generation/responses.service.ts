@@ -1,33 +1,22 @@
-import type { Kysely } from 'kysely';
-import type { Database } from '../../db/schema.js';
+import { findStoredConversation, insertStoredResponse } from '../../db/queries/stored-responses.queries.js';
 import { GatewayError } from '../errors.js';
 import type { CanonicalMessage, CanonicalRequest, CanonicalResponse } from '../providers/canonical.js';
 import { buildCompactionRequest, toCompactionResponse } from '../translate/responses/compact.js';
 import { fromStoredConversation, toStoredConversation, type StoredConversation } from '../translate/responses/history.js';
-import type { CompactRequest, ResponsesRequest } from '../translate/responses/responses.wire.js';
-import { buildOpenAIHeaders } from '../providers/openai/openai.adapter.js';
+import type { CompactRequest, ResponseObject, ResponsesRequest, ResponsesStreamEvent } from '../translate/responses/responses.wire.js';
 import type { ClientCodec } from './codec.js';
-import { runGeneration, type GenerationContext } from './generate.js';
+import { runGeneration, type GenerationAnswer } from './generate.js';
+import type { OperationContext } from './routing.js';
+import type { JsonAnswer } from '../answers.js';
 import { createNativeAnswer, createResponsesCodec } from './responses.codec.js';
 import { emptyBridgeReport } from '../providers/canonical.js';
-
-/** One of this account's earlier answers; another account's id is "not found". */
-async function loadStored(db: Kysely<Database>, accountId: string, responseId: string): Promise<StoredConversation | undefined> {
-  const row = await db
-    .selectFrom('stored_responses')
-    .select('conversation')
-    .where('id', '=', responseId)
-    .where('account_id', '=', accountId)
-    .executeTakeFirst();
-  return row ? (row.conversation as StoredConversation) : undefined;
-}
 
 function previousNotFound(responseId: string): GatewayError {
   return new GatewayError('INVALID_REQUEST', `Previous response with id '${responseId}' not found.`, { param: 'previous_response_id' });
 }
 
 /** The catalog id of the provider a model's requests go to first. */
-function primaryProviderId(context: GenerationContext, modelId: string): string | undefined {
+function primaryProviderId(context: OperationContext, modelId: string): string | undefined {
   return context.services.catalog.get(modelId)?.deployments[0]?.provider.id;
 }
 
@@ -48,26 +37,22 @@ interface Continuation {
  * is asked: a provider behind one shared key would otherwise resolve another
  * tenant's conversation.
  */
-async function resolveContinuation(context: GenerationContext, modelId: string, responseId: string): Promise<Continuation> {
-  const stored = await loadStored(context.services.db, context.auth.account.id, responseId);
+async function resolveContinuation(context: OperationContext, modelId: string, responseId: string): Promise<Continuation> {
+  const stored = (await findStoredConversation(context.services.db, context.auth.account.id, responseId)) as StoredConversation | undefined;
   if (!stored) throw previousNotFound(responseId);
   const native = stored.nativeProvider !== undefined && stored.nativeProvider === primaryProviderId(context, modelId);
   return { history: fromStoredConversation(stored), native };
 }
 
 async function storeAnswer(
-  context: GenerationContext,
+  context: OperationContext,
   id: string,
   model: string,
   request: CanonicalRequest,
   response: CanonicalResponse,
   nativeProvider: string | undefined,
 ): Promise<void> {
-  await context.services.db
-    .insertInto('stored_responses')
-    .values({ id, account_id: context.auth.account.id, model, conversation: JSON.stringify(toStoredConversation(request, response, nativeProvider)) })
-    .onConflict((oc) => oc.column('id').doNothing())
-    .execute();
+  await insertStoredResponse(context.services.db, { id, accountId: context.auth.account.id, model, conversation: toStoredConversation(request, response, nativeProvider) });
 }
 
 /**
@@ -77,7 +62,7 @@ async function storeAnswer(
  * Responses-speaking provider gave (its own id) is continued on that provider
  * by passing the id through, and on any other by replaying.
  */
-export async function createResponse(context: GenerationContext, body: ResponsesRequest): Promise<unknown> {
+export async function createResponse(context: OperationContext, body: ResponsesRequest): Promise<GenerationAnswer<ResponseObject, ResponsesStreamEvent>> {
   const continuation = body.previous_response_id ? await resolveContinuation(context, body.model, body.previous_response_id) : undefined;
   const native = createNativeAnswer();
   return runGeneration(context, {
@@ -87,11 +72,11 @@ export async function createResponse(context: GenerationContext, body: Responses
     body,
     // A replayed conversation is rebuilt here, so it cannot be passed through as is.
     forceBridge: continuation !== undefined && !continuation.native,
-    onComplete: async (request, response, meta) => {
+    onComplete: async (request, response, identity) => {
       if (body.store === false) return;
       // A pass-through answer carries the provider's id: that is the id the client continues from.
       const nativeId = native.responseId;
-      await storeAnswer(context, nativeId ?? meta.id, meta.model, request, response, nativeId === undefined ? undefined : native.providerId);
+      await storeAnswer(context, nativeId ?? identity.id, identity.model, request, response, nativeId === undefined ? undefined : native.providerId);
     },
   });
 }
@@ -101,26 +86,22 @@ export async function createResponse(context: GenerationContext, body: Responses
  * otherwise a generation that summarises the supplied context, returned as a
  * Responses object whose output is one assistant message. Billed; never streamed.
  */
-export async function compactResponse(context: GenerationContext, body: CompactRequest): Promise<unknown> {
+export async function compactResponse(context: OperationContext, body: CompactRequest): Promise<JsonAnswer<ResponseObject>> {
   const continuation = body.previous_response_id ? await resolveContinuation(context, body.model, body.previous_response_id) : undefined;
   const history = continuation?.history;
   // Never streamed: a `stream` field is neither honoured nor forwarded.
   const { stream: _stream, ...request } = body;
-  const codec: ClientCodec<CompactRequest> = {
+  const codec: ClientCodec<CompactRequest, ResponseObject, never> = {
     format: 'responses',
+    nativeFormat: 'compact',
     idPrefix: 'resp_',
     decode: (compact) => ({ request: buildCompactionRequest(compact, history), report: emptyBridgeReport() }),
     isStream: () => false,
-    encodeResponse: (response, meta) => toCompactionResponse(response, { id: meta.id, model: meta.model, createdAt: meta.created }),
+    encodeResponse: (response, identity) => toCompactionResponse(response, { id: identity.id, model: identity.model, createdAt: identity.created }),
     createEncoder: () => {
       throw new GatewayError('INVALID_REQUEST', 'Compaction is never streamed.', { param: 'stream' });
     },
-    buildNativeRequest: (connection, compact, upstreamModel) => ({
-      method: 'POST',
-      url: `${connection.baseUrl}/responses/compact`,
-      headers: buildOpenAIHeaders(connection),
-      body: JSON.stringify({ ...compact, model: upstreamModel }),
-    }),
+    nativeBody: (compact, upstreamModel) => ({ ...compact, model: upstreamModel }),
     readNativeResponse: (native) => {
       const usage = (native as { usage?: { input_tokens?: number; output_tokens?: number } } | null)?.usage;
       return {
@@ -135,10 +116,12 @@ export async function compactResponse(context: GenerationContext, body: CompactR
       throw new GatewayError('INVALID_REQUEST', 'Compaction is never streamed.', { param: 'stream' });
     },
   };
-  return runGeneration(context, {
+  const answer = await runGeneration(context, {
     endpoint: '/v1/responses/compact',
     codec,
     body: request as CompactRequest,
     forceBridge: continuation !== undefined && !continuation.native,
   });
+  if (answer.kind !== 'json') throw new GatewayError('INTERNAL_ERROR', 'Compaction answered a stream.');
+  return answer;
 }

@@ -1,22 +1,21 @@
 import { timingSafeEqual, createHash } from 'node:crypto';
-import { authenticate } from '../auth/authenticate.js';
+import { authorizeRequest } from '../auth/authorize.js';
 import { GatewayError } from '../errors.js';
 import { baseProcedure, errorConversion, middleware, toTRPCError } from '../trpc.js';
-import type { Services } from '../services.js';
 
 /** No authentication (the public model catalog). */
 export const publicProcedure = baseProcedure.use(errorConversion);
 
 /**
  * Authentication, rate limit and error conversion in one middleware: each
- * middleware costs tRPC a copy of the context, and this runs on every request.
+ * middleware costs tRPC a copy of the context, and this runs on every
+ * request. compat authorises from the headers before it reads a body and
+ * hands the result in `ctx.auth`; other callers are authorised here.
  */
 const requireApiKey = middleware(async ({ ctx, next }) => {
   let auth;
   try {
-    auth = await authenticate(ctx.services.authCache, ctx.credentials, ctx.clientAddress);
-    ctx.services.keyUsage.touch(auth.key.id);
-    await enforceRateLimit(ctx.services, auth.key.id, auth.account.plan);
+    auth = ctx.auth ?? (await authorizeRequest(ctx.services, ctx.credentials, ctx.clientAddress));
   } catch (error) {
     throw toTRPCError(error);
   }
@@ -24,23 +23,6 @@ const requireApiKey = middleware(async ({ ctx, next }) => {
   if (!result.ok) throw toTRPCError(result.error);
   return result;
 });
-
-/** Requests per minute per key, by plan, across instances (Redis or the database). */
-async function enforceRateLimit(services: Services, keyId: string, plan: string): Promise<void> {
-  const limit = services.config.rateLimits[plan] ?? services.config.rateLimits.pro ?? 0;
-  if (limit <= 0) return;
-  let result;
-  try {
-    result = await services.rateLimiter.check(keyId, limit);
-  } catch (error) {
-    // The limiter's store being down must not take the gateway down with it.
-    services.log.warn('ratelimit.unavailable', { message: (error as Error).message });
-    return;
-  }
-  if (!result.allowed) {
-    throw new GatewayError('RATE_LIMITED', `Rate limit of ${limit} requests per minute for this key exceeded.`, { retryAfter: result.retryAfterSeconds });
-  }
-}
 
 /** Every public operation but the catalog: a valid key of an enabled account, from an allowed address. */
 export const apiKeyProcedure = baseProcedure.use(requireApiKey);

@@ -204,3 +204,12 @@ export interface BridgeReport {
 export function emptyBridgeReport(): BridgeReport {
   return { dropped: [], approximated: [] };
 }
+
+/** How a hosted tool is named in a bridge report (`tools.<name or type>`). */
+export function describeHostedTool(tool: unknown): string {
+  if (typeof tool !== 'object' || tool === null) return 'unknown';
+  const record = tool as Record<string, unknown>;
+  if (typeof record.name === 'string') return record.name;
+  if (typeof record.type === 'string') return record.type;
+  return 'unknown';
+}

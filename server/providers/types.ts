@@ -1,8 +1,9 @@
 /**
- * The contract between the routing layer and a provider adapter. Adapters are
- * pure translators plus data; the HTTP itself (pool, retries, timeouts, abort)
- * lives in server/upstream/. An adapter imports nothing but the canonical
- * types, these types, the SSE parser and the error classes.
+ * The contract between the routing layer and the provider adapters. Adapters
+ * are translators plus data; the HTTP itself (pool, retries, timeouts, abort,
+ * bounded reads) is the transport the routing layer hands them for one
+ * deployment. An adapter imports nothing but the canonical types, these
+ * types, the SSE parser, the tokenizer and the error classes.
  */
 import type { BridgeReport, CanonicalRequest, CanonicalResponse, CanonicalStreamEvent } from './canonical.js';
 import type { SseEvent } from '../sse/sse-parser.js';
@@ -11,11 +12,14 @@ import type { UpstreamError } from '../errors.js';
 /** The three chat wire formats a client may speak. */
 export type ChatFormat = 'chat' | 'messages' | 'responses';
 
+/** Every kind of provider the catalog can name. */
+export type ProviderKind = 'openai' | 'anthropic' | 'mock';
+
 /** A provider as configured (secrets already resolved from the environment). */
 export interface ProviderConnection {
   /** Provider id from the catalog, e.g. `openai-main`. */
   id: string;
-  kind: 'openai' | 'anthropic' | 'mock';
+  kind: ProviderKind;
   /** Base URL including the version prefix, e.g. `https://api.openai.com/v1`. */
   baseUrl: string;
   /** Resolved secret; never logged. */
@@ -25,10 +29,43 @@ export interface ProviderConnection {
 }
 
 export interface UpstreamHttpRequest {
-  method: 'POST' | 'GET';
+  method: 'POST' | 'GET' | 'DELETE';
   url: string;
   headers: Record<string, string>;
-  body: string;
+  /** A JSON text, bytes, or a body streamed as it is read (multipart uploads). */
+  body?: string | Uint8Array | AsyncIterable<Uint8Array>;
+}
+
+/** A provider's answer body, read once. */
+export interface UpstreamBody extends AsyncIterable<Uint8Array> {
+  destroy(error?: Error): void;
+}
+
+export interface UpstreamResponse {
+  status: number;
+  headers: Record<string, string | undefined>;
+  body: UpstreamBody;
+}
+
+/** Provider error answer → UpstreamError (status kept, retryable set, message safe). */
+export type ParseUpstreamError = (status: number, bodyText: string, headers: Record<string, string | undefined>) => UpstreamError;
+
+/**
+ * HTTP to one deployment's provider, bound to the request (abort on client
+ * disconnect) and to the provider's timeouts and retries. Every read is
+ * bounded and decodes UTF-8 across chunk boundaries.
+ */
+export interface UpstreamTransport {
+  readonly providerId: string;
+  readonly signal: AbortSignal;
+  /** Answers a 2xx response with its body unread; throws UpstreamError or ClientAbortedError. */
+  send(request: UpstreamHttpRequest, parseError: ParseUpstreamError): Promise<UpstreamResponse>;
+  /** Reads a JSON answer whole (at most the transport's limit): the parsed value and its text. */
+  readJson(response: UpstreamResponse): Promise<{ value: unknown; text: string }>;
+  /** Reads a body whole, at most `limit` bytes. */
+  readBytes(response: UpstreamResponse, limit: number): Promise<Buffer>;
+  /** The answer's server-sent events; the body is released when the loop ends. */
+  readEvents(response: UpstreamResponse): AsyncIterable<SseEvent>;
 }
 
 /** Stateful translator of one provider stream into canonical events. */
@@ -38,18 +75,45 @@ export interface StreamDecoder {
   end(): CanonicalStreamEvent[];
 }
 
-export interface ChatProviderAdapter {
-  kind: ProviderConnection['kind'];
-  /** Formats this provider speaks natively; a client in one of them is passed through. */
-  nativeFormats: readonly ChatFormat[];
-  /** Canonical request → provider HTTP request, with what could not be carried. */
-  buildChatRequest(connection: ProviderConnection, request: CanonicalRequest): {
-    request: UpstreamHttpRequest;
-    report: BridgeReport;
-  };
-  /** Provider JSON body → canonical response. Throws UpstreamError on a body it cannot read. */
-  parseChatResponse(body: unknown): CanonicalResponse;
-  createStreamDecoder(): StreamDecoder;
-  /** Provider error answer → UpstreamError (status kept, retryable set, message safe). */
-  parseError(status: number, bodyText: string, headers: Record<string, string | undefined>): UpstreamError;
+/** What a client sent that a same-format provider should see too. */
+export interface NativeForwarding {
+  headers: Readonly<Record<string, string | undefined>>;
+  /** The client's query string (e.g. `beta=true`). */
+  query: string;
+}
+
+/** The provider request carrying a client's body unchanged but for the fields the gateway sets (model, usage reporting). */
+export type NativeRequestBuilder = (connection: ProviderConnection, body: Record<string, unknown>, forwarding: NativeForwarding) => UpstreamHttpRequest;
+
+/** A canonical request translated for one provider, not sent yet: what the bridge could not carry, and how to run it. */
+export interface PreparedChat {
+  report: BridgeReport;
+  complete(transport: UpstreamTransport): Promise<CanonicalResponse>;
+  stream(transport: UpstreamTransport): Promise<AsyncIterable<CanonicalStreamEvent>>;
+}
+
+/** Chat generation (chat completions, messages, responses, compaction). */
+export interface ChatAdapter {
+  /** Formats the provider speaks itself: a client speaking one of them is passed through. `compact` is native Responses compaction. */
+  native: Partial<Record<ChatFormat | 'compact', NativeRequestBuilder>>;
+  prepare(connection: ProviderConnection, request: CanonicalRequest): PreparedChat;
+  parseError: ParseUpstreamError;
+}
+
+/** `POST /v1/messages/count_tokens`, the Anthropic-format body. */
+export interface CountTokensAdapter {
+  /** The provider's count, or the local estimate for providers without one. */
+  countTokens(transport: UpstreamTransport, connection: ProviderConnection, body: Record<string, unknown>, forwarding: NativeForwarding): Promise<number>;
+}
+
+/** One generated or edited image as the OpenAI images API answers it. */
+export interface ImageDatum {
+  url?: string;
+  b64_json?: string;
+  revised_prompt?: string;
+}
+
+/** `POST /v1/images/generations` (the OpenAI-format body, model already the upstream's). */
+export interface ImagesAdapter {
+  generate(transport: UpstreamTransport, connection: ProviderConnection, body: Record<string, unknown>): Promise<{ created: number; data: ImageDatum[] } & Record<string, unknown>>;
 }

@@ -98,7 +98,11 @@ export class SseParser {
   }
 }
 
-/** Encodes one SSE frame. `event` omitted writes a data-only frame (chat completions). */
+/**
+ * Encodes one SSE frame. `event` omitted writes a data-only frame (chat
+ * completions); data of several lines keeps one `data:` line each, as SSE requires.
+ */
 export function formatSseFrame(data: string, event?: string): string {
-  return event === undefined ? `data: ${data}\n\n` : `event: ${event}\ndata: ${data}\n\n`;
+  const lines = data.includes('\n') || data.includes('\r') ? data.split(/\r\n|\r|\n/).map((line) => `data: ${line}`).join('\n') : `data: ${data}`;
+  return event === undefined ? `${lines}\n\n` : `event: ${event}\n${lines}\n\n`;
 }

@@ -1,35 +1,20 @@
 import { Agent, errors as undiciErrors, type Dispatcher } from 'undici';
-import type { Readable } from 'node:stream';
-import { UpstreamError } from '../errors.js';
+import { ClientAbortedError, UpstreamError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import type { UpstreamHttpRequest } from '../providers/types.js';
+import type { ParseUpstreamError, UpstreamBody, UpstreamHttpRequest, UpstreamResponse } from '../providers/types.js';
 import type { UpstreamTimeouts } from '../config.js';
 
 export interface UpstreamCallOptions {
   providerId: string;
   signal: AbortSignal;
   timeouts: UpstreamTimeouts;
-  parseError: (status: number, bodyText: string, headers: Record<string, string | undefined>) => UpstreamError;
+  parseError: ParseUpstreamError;
   /** Called before each retry (tests and logs observe retries through it). */
   onRetry?: (attempt: number, error: UpstreamError) => void;
 }
 
-/** undici's body: a Readable with helpers that read it whole. */
-export type UpstreamBody = Readable & AsyncIterable<Uint8Array> & { text(): Promise<string> };
-
-export interface UpstreamResponse {
-  status: number;
-  headers: Record<string, string | undefined>;
-  body: UpstreamBody;
-}
-
-/** The client went away; nothing is to be answered. */
-export class ClientAbortedError extends Error {
-  constructor() {
-    super('The client closed the connection.');
-    this.name = 'ClientAbortedError';
-  }
-}
+export type { UpstreamBody, UpstreamResponse };
+export { ClientAbortedError };
 
 const MAX_ERROR_BODY = 64 * 1024;
 /** A provider asking us to wait longer than this is not retried here (the deployment is failed over instead). */
@@ -41,14 +26,19 @@ function flattenHeaders(headers: Dispatcher.ResponseData['headers']): Record<str
   return out;
 }
 
-async function readBounded(body: Readable & AsyncIterable<Uint8Array>): Promise<string> {
+/** An error answer's text, at most MAX_ERROR_BODY bytes (the rest is not read). */
+async function readBounded(body: UpstreamBody): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of body) {
-    if (size < MAX_ERROR_BODY) chunks.push(Buffer.from(chunk));
+    chunks.push(Buffer.from(chunk));
     size += chunk.length;
+    if (size >= MAX_ERROR_BODY) {
+      body.destroy();
+      break;
+    }
   }
-  return Buffer.concat(chunks).toString('utf8').slice(0, MAX_ERROR_BODY);
+  return Buffer.concat(chunks).subarray(0, MAX_ERROR_BODY).toString('utf8');
 }
 
 /** Maps a transport failure to an UpstreamError that never mentions headers or secrets. */
@@ -70,19 +60,6 @@ export function toTransportError(error: unknown, providerId: string, phase: 'con
     retryable: phase !== 'stream',
     cause: error,
   });
-}
-
-/** Provider URLs repeat: parse each once (undici's top-level `request` parses the URL on every call). */
-const splitUrls = new Map<string, { origin: string; path: string }>();
-function splitUrl(url: string): { origin: string; path: string } {
-  let split = splitUrls.get(url);
-  if (!split) {
-    const parsed = new URL(url);
-    split = { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
-    if (splitUrls.size > 10_000) splitUrls.clear();
-    splitUrls.set(url, split);
-  }
-  return split;
 }
 
 function isAbort(error: unknown, signal: AbortSignal): boolean {
@@ -111,6 +88,8 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
  */
 export class UpstreamClient {
   private readonly agents = new Map<number, Agent>();
+  /** Provider URLs repeat: each is parsed once (undici's top-level `request` parses the URL on every call). */
+  private readonly splitUrls = new Map<string, { origin: string; path: string }>();
 
   constructor(private readonly log: Logger) {}
 
@@ -131,13 +110,13 @@ export class UpstreamClient {
     while (true) {
       let response: Dispatcher.ResponseData;
       try {
-        const target = splitUrl(upstreamRequest.url);
+        const target = this.splitUrl(upstreamRequest.url);
         response = await this.agentFor(timeouts.connectTimeoutMs).request({
           origin: target.origin,
           path: target.path,
           method: upstreamRequest.method,
           headers: upstreamRequest.headers,
-          body: upstreamRequest.method === 'GET' ? undefined : upstreamRequest.body,
+          body: upstreamRequest.method === 'GET' ? undefined : (upstreamRequest.body as Dispatcher.DispatchOptions['body']),
           headersTimeout: timeouts.firstByteTimeoutMs,
           bodyTimeout: timeouts.idleTimeoutMs,
           signal,
@@ -175,6 +154,17 @@ export class UpstreamClient {
       }
       throw upstreamError;
     }
+  }
+
+  private splitUrl(url: string): { origin: string; path: string } {
+    let split = this.splitUrls.get(url);
+    if (!split) {
+      const parsed = new URL(url);
+      split = { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
+      if (this.splitUrls.size > 10_000) this.splitUrls.clear();
+      this.splitUrls.set(url, split);
+    }
+    return split;
   }
 
   private backoff(attempt: number, baseMs: number): number {

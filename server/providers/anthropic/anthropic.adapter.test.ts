@@ -4,6 +4,7 @@ import { UpstreamError } from '../../errors.js';
 import { AnthropicStreamDecoder } from './anthropic-stream.js';
 import {
   anthropicChatAdapter,
+  anthropicChatDefinition,
   buildAnthropicCountTokensRequest,
   buildAnthropicMessagesRequest,
 } from './anthropic.adapter.js';
@@ -17,12 +18,11 @@ const connection: ProviderConnection = {
 
 describe('anthropicChatAdapter', () => {
   it('declares its kind and native format', () => {
-    expect(anthropicChatAdapter.kind).toBe('anthropic');
-    expect(anthropicChatAdapter.nativeFormats).toEqual(['messages']);
+    expect(Object.keys(anthropicChatAdapter.native)).toEqual(['messages']);
   });
 
   it('builds POST /messages with auth, version and the translated body', () => {
-    const { request, report } = anthropicChatAdapter.buildChatRequest(
+    const { request, report } = anthropicChatDefinition.buildChatRequest(
       { ...connection, headers: { 'anthropic-beta': 'context-1m-2025-08-07' } },
       {
         model: 'claude-sonnet-4-5',
@@ -42,7 +42,7 @@ describe('anthropicChatAdapter', () => {
       },
       body: expect.any(String),
     });
-    expect(JSON.parse(request.body)).toEqual({
+    expect(JSON.parse(request.body as string)).toEqual({
       model: 'claude-sonnet-4-5',
       max_tokens: 4096,
       messages: [{ role: 'user', content: 'Hi' }],
@@ -63,9 +63,9 @@ describe('anthropicChatAdapter', () => {
   });
 
   it('wires the response parser, the stream decoder and the error parser', () => {
-    expect(anthropicChatAdapter.createStreamDecoder()).toBeInstanceOf(AnthropicStreamDecoder);
+    expect(anthropicChatDefinition.createStreamDecoder()).toBeInstanceOf(AnthropicStreamDecoder);
     expect(
-      anthropicChatAdapter.parseChatResponse({
+      anthropicChatDefinition.parseChatResponse({
         id: 'msg_1',
         type: 'message',
         model: 'claude-x',
@@ -95,7 +95,7 @@ describe('buildAnthropicCountTokensRequest', () => {
     expect(request.method).toBe('POST');
     expect(request.url).toBe('https://api.anthropic.com/v1/messages/count_tokens');
     expect(request.headers).toMatchObject({ 'x-api-key': 'sk-ant-test', 'anthropic-version': '2023-06-01' });
-    expect(JSON.parse(request.body)).toEqual({
+    expect(JSON.parse(request.body as string)).toEqual({
       model: 'claude-x',
       system: 'Be brief.',
       messages: [{ role: 'user', content: 'Hi' }],

@@ -3,7 +3,9 @@
  *
  * @see https://platform.claude.com/docs/en/api/messages
  */
-import type { ChatProviderAdapter, ProviderConnection, UpstreamHttpRequest } from '../types.js';
+import { UpstreamError } from '../../errors.js';
+import { createHttpChatAdapter, type HttpChatDefinition } from '../http-chat.js';
+import type { CountTokensAdapter, NativeForwarding, ProviderConnection, UpstreamHttpRequest } from '../types.js';
 import { AnthropicStreamDecoder } from './anthropic-stream.js';
 import { parseAnthropicError } from './anthropic-errors.js';
 import { fromAnthropicResponse } from './from-anthropic-response.js';
@@ -89,9 +91,21 @@ export function buildAnthropicCountTokensRequest(
   };
 }
 
-export const anthropicChatAdapter: ChatProviderAdapter = {
-  kind: 'anthropic',
-  nativeFormats: ['messages'],
+/** The headers and query string of a messages client that reach the provider (SPEC "POST /messages"). */
+function forwardedOf(forwarding: NativeForwarding): AnthropicForwardedHeaders {
+  return { version: forwarding.headers['anthropic-version'], beta: forwarding.headers['anthropic-beta'] };
+}
+
+function withQuery(request: UpstreamHttpRequest, query: string): UpstreamHttpRequest {
+  // Query parameters such as `?beta=true` reach the provider as the client sent them.
+  return query ? { ...request, url: `${request.url}?${query}` } : request;
+}
+
+/** The translators of the chat adapter (exported for the adapter's own tests). */
+export const anthropicChatDefinition: HttpChatDefinition = {
+  native: {
+    messages: (connection, body, forwarding) => withQuery(buildAnthropicMessagesRequest(connection, body, forwardedOf(forwarding)), forwarding.query),
+  },
   buildChatRequest(connection, request) {
     const { body, report } = toAnthropicRequest(request);
     return { request: buildAnthropicMessagesRequest(connection, body), report };
@@ -99,4 +113,20 @@ export const anthropicChatAdapter: ChatProviderAdapter = {
   parseChatResponse: fromAnthropicResponse,
   createStreamDecoder: () => new AnthropicStreamDecoder(),
   parseError: parseAnthropicError,
+};
+
+export const anthropicChatAdapter = createHttpChatAdapter(anthropicChatDefinition);
+
+/** The provider's own count (`POST /messages/count_tokens`); no retries: a failure falls back to the next deployment or the estimate. */
+export const anthropicCountTokensAdapter: CountTokensAdapter = {
+  async countTokens(transport, connection, body, forwarding) {
+    const request = withQuery(buildAnthropicCountTokensRequest(connection, body, forwardedOf(forwarding)), forwarding.query);
+    const response = await transport.send(request, parseAnthropicError);
+    const { value } = await transport.readJson(response);
+    const count = (value as { input_tokens?: unknown } | null)?.input_tokens;
+    if (typeof count !== 'number' || !Number.isSafeInteger(count) || count < 0) {
+      throw new UpstreamError('the provider answered without input_tokens', { status: 502, provider: connection.id, retryable: false });
+    }
+    return count;
+  },
 };

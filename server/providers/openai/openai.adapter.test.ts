@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CanonicalRequest } from '../canonical.js';
 import { SseParser } from '../../sse/sse-parser.js';
-import { openAIChatAdapter } from './openai.adapter.js';
+import { openAIChatAdapter, openAIChatDefinition } from './openai.adapter.js';
 
 const request: CanonicalRequest = {
   model: 'gpt-4o-2024-08-06',
@@ -12,12 +12,11 @@ const request: CanonicalRequest = {
 
 describe('openAIChatAdapter', () => {
   it('speaks chat and responses natively', () => {
-    expect(openAIChatAdapter.kind).toBe('openai');
-    expect(openAIChatAdapter.nativeFormats).toEqual(['chat', 'responses']);
+    expect(Object.keys(openAIChatAdapter.native)).toEqual(['chat', 'responses', 'compact']);
   });
 
   it('builds the chat completions request with the bearer key and the JSON body', () => {
-    const { request: httpRequest, report } = openAIChatAdapter.buildChatRequest(
+    const { request: httpRequest, report } = openAIChatDefinition.buildChatRequest(
       { id: 'openai-main', kind: 'openai', baseUrl: 'https://api.openai.com/v1/', apiKey: 'sk-test', headers: { 'OpenAI-Organization': 'org_1' } },
       request,
     );
@@ -37,18 +36,18 @@ describe('openAIChatAdapter', () => {
 
   it('sends no authorization without a key, and lets a configured header replace ours', () => {
     const build = (apiKey: string | undefined, headers?: Record<string, string>) =>
-      openAIChatAdapter.buildChatRequest({ id: 'local', kind: 'openai', baseUrl: 'http://localhost:8000/v1', apiKey, headers }, request).request
+      openAIChatDefinition.buildChatRequest({ id: 'local', kind: 'openai', baseUrl: 'http://localhost:8000/v1', apiKey, headers }, request).request
         .headers;
     expect(build(undefined)).toEqual({ 'content-type': 'application/json' });
     expect(build('sk-a', { Authorization: 'Bearer other' })).toEqual({ 'content-type': 'application/json', authorization: 'Bearer other' });
   });
 
   it('wires the response parser, a fresh stream decoder each time and the error parser', () => {
-    expect(openAIChatAdapter.parseChatResponse({ id: 'c', model: 'm', choices: [{ message: { content: 'ok' }, finish_reason: 'stop' }] }).content).toEqual([
+    expect(openAIChatDefinition.parseChatResponse({ id: 'c', model: 'm', choices: [{ message: { content: 'ok' }, finish_reason: 'stop' }] }).content).toEqual([
       { type: 'text', text: 'ok' },
     ]);
-    const first = openAIChatAdapter.createStreamDecoder();
-    expect(first).not.toBe(openAIChatAdapter.createStreamDecoder());
+    const first = openAIChatDefinition.createStreamDecoder();
+    expect(first).not.toBe(openAIChatDefinition.createStreamDecoder());
     const events = new SseParser().push('data: {"id":"c","model":"m","choices":[{"index":0,"delta":{"content":"x"}}]}\n\n');
     expect(events.flatMap((event) => first.push(event))[0]).toEqual({ type: 'start', id: 'c', model: 'm' });
     expect(openAIChatAdapter.parseError(429, '{"error":{"message":"Slow down"}}', { 'retry-after': '2' })).toMatchObject({

@@ -5,6 +5,7 @@
  * Whatever it cannot carry is named in the report.
  */
 import {
+  describeHostedTool,
   emptyBridgeReport,
   type BridgeReport,
   type CanonicalImagePart,
@@ -120,15 +121,6 @@ export function toOpenAIChatRequest(
   }
 
   return { body, report: deduplicate(report) };
-}
-
-/** How a hosted tool is named in a bridge report (`tools.<name or type>`). */
-export function describeHostedTool(tool: unknown): string {
-  if (typeof tool !== 'object' || tool === null) return 'unknown';
-  const record = tool as Record<string, unknown>;
-  if (typeof record.name === 'string') return record.name;
-  if (typeof record.type === 'string') return record.type;
-  return 'unknown';
 }
 
 function convertMessages(request: CanonicalRequest, report: BridgeReport): Record<string, unknown>[] {

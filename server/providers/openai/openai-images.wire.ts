@@ -14,3 +14,10 @@ export const imageGenerationRequestSchema = z.looseObject({
   stream: z.boolean().nullish(),
 });
 export type ImageGenerationRequest = z.infer<typeof imageGenerationRequestSchema>;
+
+/** `POST /v1/images/generations` and `/v1/images/edits` answer (SPEC "Image list"). */
+export interface ImagesResponse {
+  created: number;
+  data: Array<{ url?: string; b64_json?: string; revised_prompt?: string }>;
+  [field: string]: unknown;
+}

@@ -1,0 +1,33 @@
+import { GatewayError } from '../errors.js';
+import type { Services } from '../services.js';
+import { authenticate, type AuthContext, type Credentials } from './authenticate.js';
+
+/**
+ * Everything the headers can tell about a request, checked before a byte of
+ * its body is read: the key, the account's state and allowlist, and the
+ * key's rate limit. compat calls it ahead of the body; the API-key procedure
+ * middleware calls it for every other caller.
+ */
+export async function authorizeRequest(services: Services, credentials: Credentials, clientAddress: string): Promise<AuthContext> {
+  const auth = await authenticate(services.authCache, credentials, clientAddress);
+  services.keyUsage.touch(auth.key.id);
+  await enforceRateLimit(services, auth.key.id, auth.account.plan);
+  return auth;
+}
+
+/** Requests per minute per key, by plan, across instances (Redis or the database). */
+async function enforceRateLimit(services: Services, keyId: string, plan: string): Promise<void> {
+  const limit = services.config.rateLimits[plan] ?? services.config.rateLimits.pro ?? 0;
+  if (limit <= 0) return;
+  let result;
+  try {
+    result = await services.rateLimiter.check(keyId, limit);
+  } catch (error) {
+    // The limiter's store being down must not take the gateway down with it.
+    services.log.warn('ratelimit.unavailable', { message: (error as Error).message });
+    return;
+  }
+  if (!result.allowed) {
+    throw new GatewayError('RATE_LIMITED', `Rate limit of ${limit} requests per minute for this key exceeded.`, { retryAfter: result.retryAfterSeconds });
+  }
+}
