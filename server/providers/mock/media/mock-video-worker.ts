@@ -1,8 +1,13 @@
 /**
  * Runs the mock video generator on a worker thread, so that not even its
- * short stretches of work (a few milliseconds each, see mock-video.ts) run on
- * the caller's event loop. One worker per call: starting one costs tens of
- * milliseconds, small next to a job that is polled for seconds.
+ * short stretches of work (about 8 ms each, see mock-video.ts) run on the
+ * caller's event loop.
+ *
+ * One worker per call. Starting one is not free: from TypeScript sources the
+ * worker loads tsx and transforms the modules again, about 0.4 s of CPU,
+ * more than rendering 1920×1080 × 20 s itself (about 0.25 s). Calling
+ * `renderMockVideo` directly is usually the better choice; this is for
+ * callers that want the event loop entirely free.
  */
 import { Worker } from 'node:worker_threads';
 import type {

@@ -60,9 +60,13 @@ async function probe(path: string): Promise<{ streams: ProbedStream[]; format: {
   return JSON.parse(run.stdout.toString('utf8'));
 }
 
-/** Decodes every frame; ffmpeg must exit 0 and print nothing at `-v error`. */
+/**
+ * Decodes every frame; ffmpeg must exit 0 and print nothing at `-v error`,
+ * even with its strictest error detection (any bitstream flaw is fatal).
+ */
 async function decodeCleanly(path: string, outputArgs: string[] = ['-f', 'null', '-']): Promise<Buffer> {
-  const run = await runTool('ffmpeg', ['-nostdin', '-v', 'error', '-i', path, ...outputArgs]);
+  const strict = ['-xerror', '-err_detect', '+crccheck+bitstream+buffer+explode+careful+compliant'];
+  const run = await runTool('ffmpeg', ['-nostdin', '-v', 'error', ...strict, '-i', path, ...outputArgs]);
   expect(run.stderr).toBe('');
   expect(run.code).toBe(0);
   return run.stdout;
@@ -106,6 +110,9 @@ describe('renderMockVideoToFiles', () => {
     { name: '18x1920, one macroblock wide', prompt: 'pole', width: 18, height: 1920, seconds: 1 },
     { name: '1920x1920, level 5.0', prompt: 'big square', width: 1920, height: 1920, seconds: 1 },
     { name: '64x48 at 24 fps, 2.5 s', prompt: 'fractional', width: 64, height: 48, seconds: 2.5, fps: 24 },
+    { name: '640x360 at 25 fps, 1.9 s', prompt: 'pal', width: 640, height: 360, seconds: 1.9, fps: 25 },
+    { name: '640x360 at 60 fps, 1 s', prompt: 'fast', width: 640, height: 360, seconds: 1, fps: 60 },
+    { name: '64x64 at 1 fps, 3 s (every frame an IDR)', prompt: 'slow', width: 64, height: 64, seconds: 3, fps: 1 },
   ];
 
   for (const { name, ...request } of cases) {
@@ -115,7 +122,8 @@ describe('renderMockVideoToFiles', () => {
       const result = await renderMockVideoToFiles({ ...request, ...paths });
       const fps = request.fps ?? 30;
 
-      expect(result.durationSeconds).toBeCloseTo(request.seconds, 9);
+      // round(seconds × fps) frames: at most half a frame off the request.
+      expect(Math.abs(result.durationSeconds - request.seconds)).toBeLessThanOrEqual(0.5 / fps + 1e-9);
       expect(result.contentTypes).toEqual({ video: 'video/mp4', thumbnail: 'image/png', spritesheet: 'image/png' });
       // The six tool runs are independent; overlapping them keeps the suite short on a busy machine.
       const [video, , thumbnail, , spritesheet] = await Promise.all([
@@ -138,7 +146,7 @@ describe('renderMockVideoToFiles', () => {
       expect(thumbnail.streams).toMatchObject([{ codec_name: 'png', width: request.width, height: request.height }]);
 
       const layout = result.spritesheetLayout;
-      expect(layout.tileCount).toBe(Math.ceil(request.seconds));
+      expect(layout.tileCount).toBe(Math.ceil(result.durationSeconds));
       expect(Math.max(layout.tileWidth, layout.tileHeight)).toBe(160);
       expect(spritesheet.streams).toMatchObject([{ codec_name: 'png', width: layout.width, height: layout.height }]);
       expect(layout.width).toBe(layout.columns * layout.tileWidth);
@@ -157,6 +165,14 @@ describe('decoded pictures', () => {
       thumbnailPath: join(directory, 'exact.png'),
       spritesheetPath: join(directory, 'exact-sprites.png'),
     });
+    const packets = await runTool('ffprobe', ['-v', 'error', '-show_entries', 'packet=flags', '-of', 'csv=p=0', videoPath]);
+    const keyframes = packets.stdout
+      .toString('utf8')
+      .trim()
+      .split('\n')
+      .flatMap((flags, index) => (flags.startsWith('K') ? [index] : []));
+    expect(keyframes).toEqual([0, 10, 20]); // one IDR picture per second
+
     const raw = await decodeCleanly(videoPath, ['-f', 'rawvideo', '-pix_fmt', 'yuv420p', '-']);
     const { width, height } = request;
     const frameBytes = (width * height * 3) / 2;
