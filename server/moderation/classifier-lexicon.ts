@@ -10,7 +10,6 @@
  * | item | meaning |
  * | --- | --- |
  * | `kill` | that token |
- * | `kill*` | any token starting with `kill` |
  * | `a\|b\|c` | any of the alternatives (alternatives may be any of the forms here) |
  * | `$NAME` | any word of the set `NAME` below |
  * | `%NAME` | any token whose `hashTerm` fingerprint is in the hashed set `NAME` |

@@ -30,7 +30,7 @@ import {
   type SignalSpec,
 } from './classifier-lexicon.js';
 import { CATEGORY_PARENTS, MODERATION_CATEGORIES, type ModerationCategory } from './moderation-categories.js';
-import { hashTerm, sampleForScan, tokenize, type TokenStream } from './scan-text.js';
+import { finishHash, hashTerm, hashWord, sampleForScan, tokenText, tokenize, type TokenStream } from './scan-text.js';
 
 export { CATEGORY_PARENTS, MODERATION_CATEGORIES, type ModerationCategory } from './moderation-categories.js';
 
@@ -43,12 +43,15 @@ export interface ModerationVerdict {
 
 /** Options of {@link classifyText}. */
 export interface ClassifyOptions {
-  /** UTF-16 code units read before sampling starts; default {@link CLASSIFIER_SCAN_BUDGET}. */
+  /** UTF-16 code units read before sampling starts; default {@link CLASSIFIER_SCAN_BUDGET}, at least {@link MIN_SCAN_BUDGET}. */
   scanBudget?: number;
 }
 
 /** Code units read in full before the classifier samples (see `scan-text.ts`). */
 export const CLASSIFIER_SCAN_BUDGET = 128 * 1024;
+
+/** The smallest `scanBudget` honoured; smaller values read this much. */
+export const MIN_SCAN_BUDGET = 256;
 
 /** Multi-word match attempts per text, all phrases together; later anchors match single-word signals only. */
 export const MAX_PHRASE_ATTEMPTS = 10_000;
@@ -77,10 +80,17 @@ export const MODERATION_THRESHOLDS: Readonly<Record<ModerationCategory, number>>
 // ------------------------------------------------------------------------------------------
 // Compilation of the lexicon (once, at module load).
 
+/**
+ * One pattern slot. Tokens are compared by hash first ({@link hashWord} for words, the top 32
+ * bits of {@link hashTerm} for hashed terms) and by string only when the hash matches, so a
+ * token that matches nothing is never turned into a string.
+ */
 interface Slot {
   words: Set<string>;
-  prefixes: string[];
-  hashes: Set<number>;
+  wordHashes: Set<number>;
+  /** Full `hashTerm` fingerprints, and their top 32 bits for the quick check. */
+  fingerprints: Set<number>;
+  fingerprintKeys: Set<number>;
   optional: boolean;
   /** Arbitrary tokens allowed between the previous slot and this one. */
   gap: number;
@@ -95,6 +105,7 @@ interface Side {
 interface CompiledPhrase {
   index: number;
   id: string;
+  anchor: Slot;
   left: Side;
   right: Side;
   multiWord: boolean;
@@ -118,18 +129,38 @@ interface CompiledNear {
 
 interface CompiledLexicon {
   signalCount: number;
-  exactIndex: Map<string, CompiledPhrase[]>;
-  prefixIndex: Map<string, CompiledPhrase[]>;
-  prefixLengths: number[];
-  hashIndex: Map<number, CompiledPhrase[]>;
+  /** Phrases by the `hashWord` of an anchor word. */
+  wordIndex: Map<number, CompiledPhrase[]>;
+  /** Phrases by the top 32 bits of an anchor's hashed-term fingerprint. */
+  fingerprintIndex: Map<number, CompiledPhrase[]>;
+  /**
+   * Bit `h & 0xffff` is set for every word-index key h, and likewise for fingerprint keys: one
+   * array read rules out ~98% of tokens before any map lookup.
+   */
+  wordFilter: Uint8Array;
+  fingerprintFilter: Uint8Array;
   /** Near signals by tag index. */
   nearByTag: CompiledNear[][];
   tagIndex: Map<string, number>;
-  negations: Set<string>;
-  prohibitions: Set<string>;
+  negations: Slot;
+  prohibitions: Slot;
 }
 
 const CATEGORY_INDEX = new Map<ModerationCategory, number>(MODERATION_CATEGORIES.map((category, index) => [category, index]));
+
+/** The top 32 bits of a 52-bit `hashTerm` fingerprint, which equal `finishHash(hashWord(term))`. */
+function fingerprintKey(fingerprint: number): number {
+  return Math.floor(fingerprint / 0x100000);
+}
+
+function slotOfWords(words: Iterable<string>, optional: boolean, gap: number): Slot {
+  const slot: Slot = { words: new Set(), wordHashes: new Set(), fingerprints: new Set(), fingerprintKeys: new Set(), optional, gap };
+  for (const word of words) {
+    slot.words.add(word);
+    slot.wordHashes.add(hashWord(word));
+  }
+  return slot;
+}
 
 function compileSlot(item: string, gap: number, signalId: string): Slot & { anchor: boolean } {
   let text = item;
@@ -137,25 +168,27 @@ function compileSlot(item: string, gap: number, signalId: string): Slot & { anch
   if (anchor) text = text.slice(1);
   const optional = text.endsWith('?');
   if (optional) text = text.slice(0, -1);
-  const slot = { words: new Set<string>(), prefixes: [] as string[], hashes: new Set<number>(), optional, gap, anchor };
-  const addWord = (word: string): void => {
-    if (word.endsWith('*')) slot.prefixes.push(word.slice(0, -1));
-    else slot.words.add(word);
-  };
+  const words: string[] = [];
+  const fingerprints: number[] = [];
   for (const alternative of text.split('|')) {
     if (alternative.startsWith('$')) {
       const set = WORD_SETS[alternative.slice(1)];
       if (set === undefined) throw new Error(`lexicon signal ${signalId}: unknown word set ${alternative}`);
-      for (const word of set) addWord(word);
+      words.push(...set);
     } else if (alternative.startsWith('%')) {
       const set = HASHED_SETS[alternative.slice(1)];
       if (set === undefined) throw new Error(`lexicon signal ${signalId}: unknown hashed set ${alternative}`);
-      for (const hash of set) slot.hashes.add(Number.parseInt(hash, 16));
+      for (const hash of set) fingerprints.push(Number.parseInt(hash, 16));
     } else if (alternative !== '') {
-      addWord(alternative);
+      words.push(alternative);
     }
   }
-  return slot;
+  const slot = slotOfWords(words, optional, gap);
+  for (const fingerprint of fingerprints) {
+    slot.fingerprints.add(fingerprint);
+    slot.fingerprintKeys.add(fingerprintKey(fingerprint));
+  }
+  return { ...slot, anchor };
 }
 
 function compileWeights(spec: SignalSpec): Array<[number, number]> {
@@ -168,7 +201,7 @@ function compileWeights(spec: SignalSpec): Array<[number, number]> {
   return weights;
 }
 
-function pushIndexed<K>(index: Map<K, CompiledPhrase[]>, key: K, phrase: CompiledPhrase): void {
+function pushIndexed(index: Map<number, CompiledPhrase[]>, key: number, phrase: CompiledPhrase): void {
   const list = index.get(key);
   if (list === undefined) index.set(key, [phrase]);
   else if (!list.includes(phrase)) list.push(phrase);
@@ -177,16 +210,15 @@ function pushIndexed<K>(index: Map<K, CompiledPhrase[]>, key: K, phrase: Compile
 function compileLexicon(specs: readonly SignalSpec[]): CompiledLexicon {
   const lexicon: CompiledLexicon = {
     signalCount: specs.length,
-    exactIndex: new Map(),
-    prefixIndex: new Map(),
-    prefixLengths: [],
-    hashIndex: new Map(),
+    wordIndex: new Map(),
+    fingerprintIndex: new Map(),
     nearByTag: [],
     tagIndex: new Map(),
-    negations: new Set(NEGATION_WORDS),
-    prohibitions: new Set(PROHIBITION_WORDS),
+    wordFilter: new Uint8Array(0x10000),
+    fingerprintFilter: new Uint8Array(0x10000),
+    negations: slotOfWords(NEGATION_WORDS, false, 0),
+    prohibitions: slotOfWords(PROHIBITION_WORDS, false, 0),
   };
-  const prefixLengths = new Set<number>();
   const ids = new Set<string>();
   const tagIndexOf = (tag: string): number => {
     let index = lexicon.tagIndex.get(tag);
@@ -237,6 +269,7 @@ function compileLexicon(specs: readonly SignalSpec[]): CompiledLexicon {
     const phrase: CompiledPhrase = {
       index: signalIndex,
       id: spec.id,
+      anchor,
       left,
       right,
       multiWord: slots.length > 1,
@@ -246,14 +279,15 @@ function compileLexicon(specs: readonly SignalSpec[]): CompiledLexicon {
       unlessNext: spec.unlessNext === undefined ? null : compileSlot(spec.unlessNext, 0, spec.id),
       unlessPrevious: spec.unlessPrevious === undefined ? null : compileSlot(spec.unlessPrevious, 0, spec.id),
     };
-    for (const word of anchor.words) pushIndexed(lexicon.exactIndex, word, phrase);
-    for (const prefix of anchor.prefixes) {
-      pushIndexed(lexicon.prefixIndex, prefix, phrase);
-      prefixLengths.add(prefix.length);
+    for (const wordHash of anchor.wordHashes) {
+      pushIndexed(lexicon.wordIndex, wordHash, phrase);
+      lexicon.wordFilter[wordHash & 0xffff] = 1;
     }
-    for (const hash of anchor.hashes) pushIndexed(lexicon.hashIndex, hash, phrase);
+    for (const key of anchor.fingerprintKeys) {
+      pushIndexed(lexicon.fingerprintIndex, key, phrase);
+      lexicon.fingerprintFilter[key & 0xffff] = 1;
+    }
   });
-  lexicon.prefixLengths = [...prefixLengths].sort((left, right) => left - right);
   return lexicon;
 }
 
@@ -281,52 +315,49 @@ class ScanState {
   }
 }
 
-/** The tokens of one part with lazily computed term fingerprints. */
+/** A token stream with the strings and fingerprints of the tokens that were needed, cached. */
 class Tokens {
-  readonly tokens: string[];
-  readonly variants: Map<number, string[]>;
-  readonly sentenceEnds: boolean[];
-  private readonly hashes: Float64Array;
+  readonly count: number;
+  readonly hashes: Uint32Array;
+  readonly sentenceEnds: Uint8Array;
+  private strings: Array<string | undefined> | null = null;
+  private readonly fingerprints = new Map<number, number>();
 
-  constructor(stream: TokenStream) {
-    this.tokens = stream.tokens;
-    this.variants = stream.variants;
+  constructor(readonly stream: TokenStream) {
+    this.count = stream.count;
+    this.hashes = stream.hashes;
     this.sentenceEnds = stream.sentenceEnds;
-    this.hashes = new Float64Array(stream.tokens.length).fill(-1);
   }
 
-  hashAt(position: number): number {
-    let hash = this.hashes[position];
-    if (hash === -1) {
-      hash = fingerprintOf(this.tokens[position]);
-      this.hashes[position] = hash;
+  textAt(position: number): string {
+    this.strings ??= new Array<string | undefined>(this.count);
+    let text = this.strings[position];
+    if (text === undefined) {
+      text = tokenText(this.stream, position);
+      this.strings[position] = text;
     }
-    return hash;
+    return text;
   }
-}
 
-/** Hashed terms are 3 to 16 characters long; other tokens get a fingerprint no set holds. */
-function fingerprintOf(token: string): number {
-  return token.length < 3 || token.length > 16 ? 0 : hashTerm(token);
-}
-
-function formMatches(slot: Slot, form: string): boolean {
-  if (slot.words.has(form)) return true;
-  for (const prefix of slot.prefixes) {
-    if (form.startsWith(prefix)) return true;
+  fingerprintAt(position: number): number {
+    let fingerprint = this.fingerprints.get(position);
+    if (fingerprint === undefined) {
+      fingerprint = hashTerm(this.textAt(position));
+      this.fingerprints.set(position, fingerprint);
+    }
+    return fingerprint;
   }
-  return false;
 }
 
 function slotMatches(slot: Slot, stream: Tokens, position: number): boolean {
-  const token = stream.tokens[position];
-  if (token === '') return false;
-  if (formMatches(slot, token)) return true;
-  if (slot.hashes.size > 0 && slot.hashes.has(stream.hashAt(position))) return true;
-  const variants = stream.variants.get(position);
+  const hash = stream.hashes[position];
+  if (hash === 0) return false;
+  if (slot.wordHashes.has(hash) && slot.words.has(stream.textAt(position))) return true;
+  if (slot.fingerprintKeys.size > 0 && slot.fingerprintKeys.has(finishHash(hash)) && slot.fingerprints.has(stream.fingerprintAt(position))) return true;
+  const variants = stream.stream.variants.get(position);
   if (variants !== undefined) {
     for (const variant of variants) {
-      if (formMatches(slot, variant) || (slot.hashes.size > 0 && slot.hashes.has(fingerprintOf(variant)))) return true;
+      if (slot.words.has(variant) || (slot.fingerprints.size > 0 && slot.fingerprints.has(hashTerm(variant)))) return true;
     }
   }
   return false;
@@ -379,7 +410,7 @@ function matchSide(side: Side, stream: Tokens, anchor: number, direction: 1 | -1
     for (let state = 0; state < current.size; state++) {
       if (current.slot[state] === count) return current.last[state];
     }
-    if (position < 0 || position >= stream.tokens.length) return NO_MATCH;
+    if (position < 0 || position >= stream.count) return NO_MATCH;
     next.size = 0;
     for (let state = 0; state < current.size; state++) {
       const slot = current.slot[state];
@@ -395,8 +426,8 @@ function matchSide(side: Side, stream: Tokens, anchor: number, direction: 1 | -1
 
 /** Whether one of the `count` tokens after `end` matches, not looking past the end of the sentence. */
 function anyTokenAfter(slot: Slot, stream: Tokens, end: number, count: number): boolean {
-  const last = Math.min(stream.tokens.length - 1, end + count);
-  for (let position = end + 1; position <= last && !stream.sentenceEnds[position - 1]; position++) {
+  const last = Math.min(stream.count - 1, end + count);
+  for (let position = end + 1; position <= last && stream.sentenceEnds[position - 1] === 0; position++) {
     if (slotMatches(slot, stream, position)) return true;
   }
   return false;
@@ -405,7 +436,7 @@ function anyTokenAfter(slot: Slot, stream: Tokens, end: number, count: number): 
 /** Whether one of the `count` tokens before `start` matches, not looking past the start of the sentence. */
 function anyTokenBefore(slot: Slot, stream: Tokens, start: number, count: number): boolean {
   const first = Math.max(0, start - count);
-  for (let position = start - 1; position >= first && !stream.sentenceEnds[position]; position--) {
+  for (let position = start - 1; position >= first && stream.sentenceEnds[position] === 0; position--) {
     if (slotMatches(slot, stream, position)) return true;
   }
   return false;
@@ -416,19 +447,10 @@ function anyTokenBefore(slot: Slot, stream: Tokens, start: number, count: number
  * the four after it, within the same sentence.
  */
 function isNegated(stream: Tokens, start: number, end: number): boolean {
-  const tokens = stream.tokens;
   for (let position = start; position <= end; position++) {
-    if (LEXICON.negations.has(tokens[position])) return true;
+    if (slotMatches(LEXICON.negations, stream, position)) return true;
   }
-  const first = Math.max(0, start - 3);
-  for (let position = start - 1; position >= first && !stream.sentenceEnds[position]; position--) {
-    if (LEXICON.negations.has(tokens[position])) return true;
-  }
-  const last = Math.min(tokens.length - 1, end + 4);
-  for (let position = end + 1; position <= last && !stream.sentenceEnds[position - 1]; position++) {
-    if (LEXICON.prohibitions.has(tokens[position])) return true;
-  }
-  return false;
+  return anyTokenBefore(LEXICON.negations, stream, start, 3) || anyTokenAfter(LEXICON.prohibitions, stream, end, 4);
 }
 
 function recordTag(tag: number, position: number, factor: number, stream: Tokens, state: ScanState): void {
@@ -460,8 +482,10 @@ function tagStillUseful(tag: number, state: ScanState): boolean {
 function tryPhrase(phrase: CompiledPhrase, stream: Tokens, position: number, state: ScanState): void {
   // A counted signal needs no second match unless its tag still feeds `near` signals.
   if (state.factors[phrase.index] === 1 && (phrase.tag < 0 || !tagStillUseful(phrase.tag, state))) return;
+  if (phrase.multiWord && (state.attempts >= MAX_PHRASE_ATTEMPTS || state.attemptsPerPhrase[phrase.index] >= MAX_ATTEMPTS_PER_PHRASE)) return;
+  // The index is keyed by hash: confirm the anchor really is one of the phrase's words.
+  if (!slotMatches(phrase.anchor, stream, position)) return;
   if (phrase.multiWord) {
-    if (state.attempts >= MAX_PHRASE_ATTEMPTS || state.attemptsPerPhrase[phrase.index] >= MAX_ATTEMPTS_PER_PHRASE) return;
     state.attempts++;
     state.attemptsPerPhrase[phrase.index]++;
   }
@@ -489,25 +513,23 @@ function tryAll(phrases: CompiledPhrase[] | undefined, stream: Tokens, position:
   }
 }
 
-function tryForm(form: string, hash: number, stream: Tokens, position: number, state: ScanState): void {
-  tryAll(LEXICON.exactIndex.get(form), stream, position, state);
-  for (const length of LEXICON.prefixLengths) {
-    if (length > form.length) break;
-    tryAll(LEXICON.prefixIndex.get(form.slice(0, length)), stream, position, state);
-  }
-  if (LEXICON.hashIndex.size > 0) tryAll(LEXICON.hashIndex.get(hash), stream, position, state);
+function tryHash(hash: number, stream: Tokens, position: number, state: ScanState): void {
+  if (LEXICON.wordFilter[hash & 0xffff] === 1) tryAll(LEXICON.wordIndex.get(hash), stream, position, state);
+  const key = finishHash(hash);
+  if (LEXICON.fingerprintFilter[key & 0xffff] === 1) tryAll(LEXICON.fingerprintIndex.get(key), stream, position, state);
 }
 
 function scanPart(stream: Tokens, state: ScanState): void {
   if (triedStamp.length !== LEXICON.signalCount) triedStamp = new Int32Array(LEXICON.signalCount);
-  for (let position = 0; position < stream.tokens.length; position++) {
-    const token = stream.tokens[position];
-    if (token === '') continue;
+  const hashes = stream.hashes;
+  for (let position = 0; position < stream.count; position++) {
+    const hash = hashes[position];
+    if (hash === 0) continue;
     // Wrapping is harmless: a stale stamp equal to the counter would need 2^32 tokens in between.
     stampCounter = (stampCounter + 1) | 0;
-    tryForm(token, stream.hashAt(position), stream, position, state);
-    const variants = stream.variants.get(position);
-    if (variants !== undefined) for (const variant of variants) tryForm(variant, fingerprintOf(variant), stream, position, state);
+    tryHash(hash, stream, position, state);
+    const variants = stream.stream.variants.get(position);
+    if (variants !== undefined) for (const variant of variants) tryHash(hashWord(variant), stream, position, state);
   }
 }
 
@@ -532,13 +554,13 @@ function scoresOf(state: ScanState): number[] {
 }
 
 function scanText(text: string, options: ClassifyOptions): ScanState {
-  const budget = Math.max(1024, options.scanBudget ?? CLASSIFIER_SCAN_BUDGET);
+  const budget = Math.max(MIN_SCAN_BUDGET, options.scanBudget ?? CLASSIFIER_SCAN_BUDGET);
   const state = new ScanState(LEXICON.signalCount, LEXICON.tagIndex.size);
   for (const part of sampleForScan(text, budget)) {
     const stream = new Tokens(tokenize(part));
     scanPart(stream, state);
     // Keep parts far apart so that `near` signals never pair tokens across a cut.
-    state.base += stream.tokens.length + 1000;
+    state.base += stream.count + 1000;
   }
   return state;
 }

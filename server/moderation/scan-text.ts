@@ -5,8 +5,9 @@
  * Sampling rule ({@link sampleForScan}): a text of at most `budget` UTF-16 code units is read
  * whole. A longer one is read as its first half-budget, its last quarter-budget, and
  * {@link MIDDLE_WINDOW_COUNT} evenly spaced windows sharing the remaining quarter across the
- * middle. Each cut is moved to a nearby whitespace (so "skill" is never read as "kill") and
- * never falls inside a surrogate pair. The parts are scanned separately, so a phrase cannot be
+ * middle (budgets under 8 Ki read head and tail only). Each cut is moved to a nearby
+ * whitespace, or else the cut word is ignored (so "skill" is never read as "kill"), and never
+ * falls inside a surrogate pair. The parts are scanned separately, so a phrase cannot be
  * assembled across a cut. Cost is therefore O(budget) whatever the input size; content that
  * sits only in the unread middle of a multi-megabyte text is missed, which is the price of a
  * bounded check.
@@ -30,7 +31,9 @@ export const MAX_TOKEN_LENGTH = 40;
 const CUT_SLACK = 64;
 
 function isWhitespaceCode(code: number): boolean {
-  return code === 0x20 || (code >= 0x09 && code <= 0x0d) || code === 0xa0 || code === 0x3000 || code === 0x2028 || code === 0x2029;
+  return (
+    code === 0x20 || (code >= 0x09 && code <= 0x0d) || code === 0xa0 || code === 0x3000 || code === 0x2028 || code === 0x2029
+  );
 }
 
 function isLowSurrogate(code: number): boolean {
@@ -84,7 +87,8 @@ export function sampleForScan(text: string, budget: number): ScanPart[] {
   const middleStart = headLength;
   const middleEnd = text.length - tailLength;
   const windowLength = Math.floor((budget - headLength - tailLength) / MIDDLE_WINDOW_COUNT);
-  if (windowLength > 0) {
+  // Windows shorter than a couple of cut slacks would be mostly cut words; small budgets read head and tail only.
+  if (windowLength >= CUT_SLACK * 2) {
     const stride = (middleEnd - middleStart) / MIDDLE_WINDOW_COUNT;
     for (let window = 0; window < MIDDLE_WINDOW_COUNT; window++) {
       // Each window sits in the middle of its stride, clear of the head and tail.
@@ -105,12 +109,35 @@ export interface ScanPart {
   cutEnd: boolean;
 }
 
-/** Normalized tokens of one part. `variants[i]` lists extra forms of token i, when it has any. */
+/**
+ * The normalized tokens of one part, kept as offsets and hashes so that a token's string is
+ * only built when something needs it (most tokens are looked up by hash and never built).
+ * The typed arrays are views of buffers reused by the next {@link tokenize} call.
+ */
 export interface TokenStream {
-  tokens: string[];
+  /** The part after NFKC and lower-casing; offsets point into it. */
+  text: string;
+  count: number;
+  starts: Int32Array;
+  ends: Int32Array;
+  /** {@link hashWord} of each normalized token; 0 for a placeholder (a token that matches nothing). */
+  hashes: Uint32Array;
+  /** 1 when a sentence break (. ! ? ; : newline, ideographic stops) follows the token. */
+  sentenceEnds: Uint8Array;
+  /** Tokens whose normalized form is not the plain slice of `text` (apostrophes, leetspeak, placeholders). */
+  cleaned: Map<number, string>;
+  /** Extra forms of tokens with a run of three equal letters. */
   variants: Map<number, string[]>;
-  /** `sentenceEnds[i]` is true when a sentence break (. ! ? ; : newline) follows token i. */
-  sentenceEnds: boolean[];
+}
+
+const FNV_OFFSET = 0x811c9dc5;
+const FNV_PRIME = 0x01000193;
+
+/** 32-bit FNV-1a of a normalized token over its UTF-16 code units: the key of the lexicon's word index. */
+export function hashWord(word: string): number {
+  let hash = FNV_OFFSET;
+  for (let index = 0; index < word.length; index++) hash = Math.imul(hash ^ word.charCodeAt(index), FNV_PRIME);
+  return hash >>> 0;
 }
 
 function isSentenceBreak(code: number): boolean {
@@ -168,17 +195,8 @@ export function normalizeToken(raw: string): string {
   return token;
 }
 
-/** Whether a token has a run of three or more equal characters ("kiiill"); a plain loop, as this runs per token. */
-function hasTripleRun(token: string): boolean {
-  for (let index = 2; index < token.length; index++) {
-    const code = token.charCodeAt(index);
-    if (code === token.charCodeAt(index - 1) && code === token.charCodeAt(index - 2)) return true;
-  }
-  return false;
-}
-
 function variantsOf(token: string): string[] | null {
-  if (token.length < 3 || !hasTripleRun(token) || !REPEATED_LETTERS.test(token)) return null;
+  if (!REPEATED_LETTERS.test(token)) return null;
   return [token.replace(/(\p{L})\1{2,}/gu, '$1'), token.replace(/(\p{L})\1{2,}/gu, '$1$1')];
 }
 
@@ -186,17 +204,38 @@ function isJoinerCode(code: number): boolean {
   return code === 0x27 || code === 0x40 || code === 0x24 || code === 0x2019 || code === 0x02bc;
 }
 
+/** Buffers reused across calls; a part of n code units has at most n/2 + 1 tokens. */
+let starts = new Int32Array(1024);
+let ends = new Int32Array(1024);
+let hashes = new Uint32Array(1024);
+let sentenceEnds = new Uint8Array(1024);
+
+function ensureCapacity(tokens: number): void {
+  if (starts.length >= tokens) return;
+  const size = Math.max(tokens, starts.length * 2);
+  starts = new Int32Array(size);
+  ends = new Int32Array(size);
+  hashes = new Uint32Array(size);
+  sentenceEnds = new Uint8Array(size);
+}
+
 /**
  * The normalized tokens of one part (see the module comment). A word cut at the part's start
- * or end is replaced by a placeholder, so a fragment of "skill" is never read as "kill".
+ * or end becomes a placeholder, so a fragment of "skill" is never read as "kill". The result's
+ * arrays are only valid until the next call.
  */
 export function tokenize(part: ScanPart): TokenStream {
   const text = part.text.normalize('NFKC').toLowerCase();
-  const tokens: string[] = [];
+  ensureCapacity((text.length >> 1) + 2);
+  const cleaned = new Map<number, string>();
   const variants = new Map<number, string[]>();
-  const sentenceEnds: boolean[] = [];
+  let count = 0;
   let start = -1;
   let needsCleaning = false;
+  let hash = FNV_OFFSET;
+  let run = 0;
+  let tripleRun = false;
+  let previous = -1;
   // One index past the end, so that the last word is finished inside the loop.
   for (let index = 0; index <= text.length; index++) {
     let kind = OTHER;
@@ -206,10 +245,23 @@ export function tokenize(part: ScanPart): TokenStream {
       kind = code < 0x80 ? ASCII_CLASSES[code] : classOfCode(code, text, index);
     }
     if (kind === WORD) {
-      if (start < 0) start = index;
+      if (start < 0) {
+        start = index;
+        hash = FNV_OFFSET;
+        run = 0;
+        previous = -1;
+      }
       if (code >= 0x30 && code <= 0x39) needsCleaning = true;
+      hash = Math.imul(hash ^ code, FNV_PRIME);
+      run = code === previous ? run + 1 : 1;
+      if (run === 3) tripleRun = true;
+      previous = code;
       // A letter outside the BMP takes two code units.
-      if (code >= 0xd800 && code <= 0xdbff) index++;
+      if (code >= 0xd800 && code <= 0xdbff) {
+        index++;
+        hash = Math.imul(hash ^ text.charCodeAt(index), FNV_PRIME);
+        previous = -1;
+      }
       continue;
     }
     if (kind === JOINER) {
@@ -222,27 +274,65 @@ export function tokenize(part: ScanPart): TokenStream {
       continue;
     }
     if (start < 0) {
-      if (tokens.length > 0 && isSentenceBreak(code)) sentenceEnds[tokens.length - 1] = true;
+      if (count > 0 && isSentenceBreak(code)) sentenceEnds[count - 1] = 1;
       continue;
     }
-    // Trailing joiners ("rock'", "cash$") belong to the punctuation around the word.
-    let last = index;
-    while (last > start && isJoinerCode(text.charCodeAt(last - 1))) last--;
-    let token = last - start > MAX_TOKEN_LENGTH * 2 ? '' : text.slice(start, last);
-    if (needsCleaning && token !== '') token = normalizeToken(token);
-    if (token.length > MAX_TOKEN_LENGTH) token = '';
-    if (token !== '') {
-      const extra = variantsOf(token);
-      if (extra !== null) variants.set(tokens.length, extra);
+    starts[count] = start;
+    ends[count] = index;
+    sentenceEnds[count] = isSentenceBreak(code) ? 1 : 0;
+    let word: string | null = null;
+    if (index - start > MAX_TOKEN_LENGTH * 2) {
+      word = '';
+    } else if (needsCleaning) {
+      // Trailing joiners ("rock'", "cash$") belong to the punctuation around the word.
+      let last = index;
+      while (last > start && isJoinerCode(text.charCodeAt(last - 1))) last--;
+      word = normalizeToken(text.slice(start, last));
+    } else if (index - start > MAX_TOKEN_LENGTH) {
+      word = '';
     }
-    tokens.push(token);
-    sentenceEnds.push(isSentenceBreak(code));
+    if (word !== null) {
+      if (word.length > MAX_TOKEN_LENGTH) word = '';
+      cleaned.set(count, word);
+      hashes[count] = word === '' ? 0 : hashWord(word);
+    } else {
+      hashes[count] = hash >>> 0;
+    }
+    if (tripleRun && hashes[count] !== 0) {
+      const extra = variantsOf(word ?? text.slice(start, index));
+      if (extra !== null) variants.set(count, extra);
+    }
+    count++;
     start = -1;
     needsCleaning = false;
+    tripleRun = false;
   }
-  if (part.cutStart && tokens.length > 0) tokens[0] = '';
-  if (part.cutEnd && tokens.length > 0) tokens[tokens.length - 1] = '';
-  return { tokens, variants, sentenceEnds };
+  if (part.cutStart && count > 0) {
+    cleaned.set(0, '');
+    hashes[0] = 0;
+    variants.delete(0);
+  }
+  if (part.cutEnd && count > 0) {
+    cleaned.set(count - 1, '');
+    hashes[count - 1] = 0;
+    variants.delete(count - 1);
+  }
+  return {
+    text,
+    count,
+    starts: starts.subarray(0, count),
+    ends: ends.subarray(0, count),
+    hashes: hashes.subarray(0, count),
+    sentenceEnds: sentenceEnds.subarray(0, count),
+    cleaned,
+    variants,
+  };
+}
+
+/** The normalized string of token `index` ('' for a placeholder). */
+export function tokenText(stream: TokenStream, index: number): string {
+  const cleaned = stream.cleaned.get(index);
+  return cleaned ?? stream.text.slice(stream.starts[index], stream.ends[index]);
 }
 
 /**
@@ -252,7 +342,7 @@ export function tokenize(part: ScanPart): TokenStream {
  * with ~50 entries the chance that some ordinary word collides is negligible (~10⁻⁸ per word).
  */
 export function hashTerm(token: string): number {
-  let first = 0x811c9dc5;
+  let first = FNV_OFFSET;
   let second = 0x050c5d1f;
   for (let index = 0; index < token.length; index++) {
     const code = token.charCodeAt(index);
@@ -262,7 +352,8 @@ export function hashTerm(token: string): number {
   return finishHash(first) * 0x100000 + (finishHash(second) & 0xfffff);
 }
 
-function finishHash(hash: number): number {
+/** MurmurHash3's fmix32. `finishHash(hashWord(t))` is the top 32 bits of `hashTerm(t)`. */
+export function finishHash(hash: number): number {
   let value = hash;
   value ^= value >>> 16;
   value = Math.imul(value, 0x85ebca6b);
