@@ -411,6 +411,8 @@ function matchSide(side: Side, stream: Tokens, anchor: number, direction: 1 | -1
       if (current.slot[state] === count) return current.last[state];
     }
     if (position < 0 || position >= stream.count) return NO_MATCH;
+    // A phrase never spans a sentence break.
+    if (stream.sentenceEnds[direction === 1 ? position - 1 : position] === 1) return NO_MATCH;
     next.size = 0;
     for (let state = 0; state < current.size; state++) {
       const slot = current.slot[state];
