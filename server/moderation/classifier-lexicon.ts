@@ -35,6 +35,22 @@
  * flag come from phrases that only a harmful sentence makes (first person + harm verb + a
  * person as object, a group + a dehumanizing predicate, first person + self-harm, ...).
  *
+ * ## What flags each category, and why
+ *
+ * | category | flags on (weight) | stays quiet on |
+ * | --- | --- | --- |
+ * | violence | first person + harm verb + a person ("I'll stab him", 0.75–0.8); attacks on places, bomb making, "to death" (0.6–0.75) | "kill the process", "shoot me an email", games, plots (single words 0.05–0.3) |
+ * | violence/graphic | gore nouns + gore verbs, severed/skinned/gouged, "in graphic detail" near a violent word (0.45–0.65) | "blood test", "torn ACL" |
+ * | harassment | "you" + insult, "fuck off", death wishes, "kill yourself" (0.5–0.8) | insult words alone (0.06–0.35) |
+ * | harassment/threatening | threats aimed at "you" (0.6–0.85), "I know where you live" (0.65) | apologies ("sorry I hurt you"), "I would never…" (negated ×0.25) |
+ * | hate | group + "are" + dehumanizing word (0.8), calls to exterminate or strip rights (0.7–0.85), slurs (0.55) | group names in neutral sentences |
+ * | hate/threatening | extermination of a group (0.85) | |
+ * | self-harm | first person + self-harm phrase (0.75–0.9), self-harm words (0.2–0.4) | "suicide prevention hotline", a friend's distress |
+ * | self-harm/intent | "I want to die", "kill myself", "don't want to live" (0.75–0.9) | "dying to see" |
+ * | self-harm/instructions | method words + self-harm phrase, pill counts + death (0.75–0.85) | "lethal dose" alone (0.3) |
+ * | sexual | explicit acts and requests (0.45–0.75) | anatomy, "sex: male", sex education (0.12–0.2) |
+ * | sexual/minors | a minor term within 12 tokens of an explicit sexual term (0.9); teen + explicit (0.45) | nudity or "sex education" near a child (0.3 or less) |
+ *
  * ## Sensitive terms
  *
  * Slurs are not spelled out: the `%SLURS…` sets hold `hashTerm` fingerprints of the

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { HASHED_SETS, SIGNALS, WORD_SETS } from './classifier-lexicon.js';
 import {
@@ -330,5 +331,27 @@ describe('pathological input', () => {
     // "skill" cut after its first letter must not read as "kill".
     const long = `${'x'.repeat(CLASSIFIER_SCAN_BUDGET)}skill you`;
     expect(classifyText(long).category_scores.violence).toBe(0);
+  });
+});
+
+describe('classifyText on arbitrary strings', () => {
+  it('always answers all categories with scores in [0, 1] and parents above children', () => {
+    const words = fc.constantFrom('i', 'will', 'kill', 'you', 'myself', 'kids', 'sexy', 'not', '.', 'are', 'vermin', 'immigrants', '\u0000', '\ud800', '😀', 'ｋｉｌｌ', "don't", 'k1ll');
+    const texts = fc.oneof(fc.string({ unit: 'binary', maxLength: 300 }), fc.array(words, { maxLength: 40 }).map((parts) => parts.join(' ')));
+    fc.assert(
+      fc.property(texts, (text) => {
+        const verdict = classifyText(text);
+        for (const category of MODERATION_CATEGORIES) {
+          const score = verdict.category_scores[category];
+          expect(score >= 0 && score <= 1).toBe(true);
+          expect(verdict.categories[category]).toBe(score >= MODERATION_THRESHOLDS[category] || Object.entries(CATEGORY_PARENTS).some(([child, parent]) => parent === category && verdict.categories[child as ModerationCategory]));
+        }
+        for (const [child, parent] of Object.entries(CATEGORY_PARENTS) as Array<[ModerationCategory, ModerationCategory]>) {
+          expect(verdict.category_scores[parent]).toBeGreaterThanOrEqual(verdict.category_scores[child]);
+        }
+        expect(verdict.flagged).toBe(MODERATION_CATEGORIES.some((category) => verdict.categories[category]));
+      }),
+      { numRuns: 1000 },
+    );
   });
 });

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { EXCERPT_MAX_CHARACTERS, EXCERPT_SCAN_LIMIT, excerptOf } from './excerpt.js';
 
@@ -101,5 +102,20 @@ describe('excerptOf', () => {
     expect(excerpt).toBe('a'.repeat(400));
     // Whitespace beyond the scan limit is never reached.
     expect(excerptOf(`${' '.repeat(EXCERPT_SCAN_LIMIT)}late`)).toBe('');
+  });
+});
+
+describe('excerptOf on arbitrary strings', () => {
+  it('is always well-formed, within budget and a whole-grapheme prefix of the cleaned text', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 600 }), fc.integer({ min: 0, max: 450 }), (text, budget) => {
+        const excerpt = excerptOf(text, budget);
+        expect(codePointsOf(excerpt)).toBeLessThanOrEqual(budget);
+        expect(hasLoneSurrogate(excerpt)).toBe(false);
+        expect([...excerpt].some((character) => /\p{Cc}/u.test(character) && !/\s/.test(character))).toBe(false);
+        expect(excerpt).toBe(excerpt.trim());
+      }),
+      { numRuns: 500 },
+    );
   });
 });

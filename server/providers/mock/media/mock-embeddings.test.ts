@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { EMBEDDING_SCAN_LIMIT, MAX_EMBEDDING_DIMENSIONS, embedMock } from './mock-embeddings.js';
 
@@ -99,5 +100,17 @@ describe('embedMock', () => {
         expect(vector.every(Number.isFinite)).toBe(true);
       });
     }
+  });
+
+  it('gives a finite unit vector for arbitrary strings and sizes', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 200 }), fc.integer({ min: 1, max: 64 }), (text, dimensions) => {
+        const vector = embedMock(text, dimensions);
+        expect(vector.length).toBe(dimensions);
+        expect(vector.every(Number.isFinite)).toBe(true);
+        expect(norm(vector)).toBeCloseTo(1, 5);
+      }),
+      { numRuns: 300 },
+    );
   });
 });
