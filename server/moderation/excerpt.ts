@@ -25,6 +25,7 @@ export const EXCERPT_SCAN_LIMIT = 64 * 1024;
 export const EXCERPT_MAX_CHARACTERS = 400;
 
 const graphemeSegmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 
 function isControl(code: number): boolean {
   return code < 0x20 || (code >= 0x7f && code < 0xa0);
@@ -88,6 +89,8 @@ export function excerptOf(text: string, maxCharacters: number = EXCERPT_MAX_CHAR
   const budget = Math.max(0, Math.floor(maxCharacters));
   if (budget === 0) return '';
   const head = cleanHead(text, budget);
+  // Printable ASCII has one code point per grapheme: no segmentation needed.
+  if (PRINTABLE_ASCII.test(head)) return head.slice(0, budget).trimEnd();
   let excerpt = '';
   let used = 0;
   for (const { segment } of graphemeSegmenter.segment(head)) {
