@@ -137,8 +137,9 @@ describe('synthesizeSpeech audio', () => {
     expect(opus.length).toBe(original.length);
     expect(correlation(original, opus)).toBeGreaterThan(0.9);
     const mp3 = decodeToSamples((await synthesizeToFile({ ...request, format: 'mp3' }, 'reference')).path, 'mp3');
-    // An MP3 without a LAME header keeps the encoder delay: search for it.
-    const best = Math.max(...Array.from({ length: 1400 }, (_, lag) => (lag % 4 === 0 ? correlation(original, mp3.subarray(lag)) : 0)));
+    // An MP3 without a LAME header keeps the encoder delay: search for it over the first 3 s.
+    const head = original.subarray(0, 72_000);
+    const best = Math.max(...Array.from({ length: 350 }, (_, step) => correlation(head, mp3.subarray(step * 4))));
     expect(best).toBeGreaterThan(0.8);
   });
 

@@ -57,6 +57,12 @@ describe('transcribeMock on the mock speech', () => {
     expectWellFormedSegments(transcript);
   });
 
+  it('recovers an input of 4096 characters outside the Basic Multilingual Plane', async () => {
+    const text = '\u{1F3A7}'.repeat(4096);
+    const path = await writeSpeech('opus', text, 'longest', 4);
+    expect((await transcribeMock({ filePath: path, task: 'transcribe' })).text).toBe(text);
+  });
+
   it('shares the real duration out by sentence length', async () => {
     const text = 'Short one. This second sentence is much, much longer than the first.';
     const path = await writeSpeech('wav', text, 'proportional', 0.5);

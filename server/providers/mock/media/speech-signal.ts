@@ -138,7 +138,7 @@ const CLICK_LEVEL = 0.08;
 
 /** Loudness of the words at `sample` from 0 to 1 (the envelope without the tone), for encoders that shape noise. */
 export function speechLevelAt(plan: SpeechPlan, sample: number): number {
-  const word = findWord(plan, sample, 0);
+  const word = findWord(plan, sample);
   if (word < 0) return 0;
   return envelope(plan.words[word]!, sample);
 }
@@ -149,10 +149,10 @@ function envelope(word: SpeechWord, sample: number): number {
   return Math.min(1, fromStart / ATTACK_SAMPLES, toEnd / RELEASE_SAMPLES);
 }
 
-/** Index of the word sounding at `sample`, searching forward from `hint`; -1 in a pause. */
-function findWord(plan: SpeechPlan, sample: number, hint: number): number {
+/** Index of the word sounding at `sample`; -1 in a pause. */
+function findWord(plan: SpeechPlan, sample: number): number {
   const { words } = plan;
-  let low = hint;
+  let low = 0;
   let high = words.length - 1;
   // Binary search for the last word starting at or before `sample`.
   while (low <= high) {
@@ -173,7 +173,7 @@ export function renderSpeechSamples(plan: SpeechPlan, start: number, output: Int
   const end = Math.min(plan.totalSamples, start + output.length);
   const [second, third] = plan.harmonics;
   const normalise = WORD_LEVEL / (1 + second + third);
-  let wordIndex = findWord(plan, start, 0);
+  let wordIndex = findWord(plan, start);
   if (wordIndex < 0) {
     // In a pause: start from the next word.
     wordIndex = plan.words.findIndex((word) => word.start >= start);
