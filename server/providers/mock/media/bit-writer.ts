@@ -1,18 +1,29 @@
 /**
- * A big-endian bit writer for H.264 raw byte sequence payloads (RBSP), with
- * the Exp-Golomb codes of ITU-T H.264 §9.1 and the emulation prevention of
- * §7.4.1 that turns an RBSP into the payload of a NAL unit.
+ * A most-significant-bit-first bit writer, as H.264 raw byte sequence
+ * payloads (RBSP), FLAC frames and AAC raw data blocks are laid out: plain
+ * bits, unary (Rice quotients), the Exp-Golomb codes of ITU-T H.264 §9.1,
+ * and the emulation prevention of §7.4.1 that turns an RBSP into the
+ * payload of a NAL unit.
  */
 
 /** Bytes added each time the buffer runs out; doubled as it grows. */
 const INITIAL_CAPACITY = 4096;
 
 export class BitWriter {
-  private bytes = new Uint8Array(INITIAL_CAPACITY);
+  private bytes: Uint8Array;
   private byteLength = 0;
   /** Bits not yet flushed, left-aligned in the low `pendingBitCount` bits of `pendingBits`. */
   private pendingBits = 0;
   private pendingBitCount = 0;
+
+  constructor(initialBytes = INITIAL_CAPACITY) {
+    this.bytes = new Uint8Array(initialBytes);
+  }
+
+  /** Bits written so far. */
+  get bitLength(): number {
+    return this.byteLength * 8 + this.pendingBitCount;
+  }
 
   /** Writes the low `bitCount` bits of `value`, most significant first (`u(n)`, at most 32 bits). */
   writeBits(value: number, bitCount: number): void {
@@ -29,6 +40,21 @@ export class BitWriter {
       this.pushByte((this.pendingBits >>> this.pendingBitCount) & 0xff);
     }
     this.pendingBits &= (1 << this.pendingBitCount) - 1;
+  }
+
+  /** Writes `count` zero bits followed by a one: unary code, as Rice quotients are written. */
+  writeUnary(count: number): void {
+    let zeros = count;
+    while (zeros > 24) {
+      this.writeBits(0, 24);
+      zeros -= 24;
+    }
+    this.writeBits(1, zeros + 1);
+  }
+
+  /** Pads with zero bits to the next byte boundary. */
+  alignToByte(): void {
+    if (this.pendingBitCount > 0) this.writeBits(0, 8 - this.pendingBitCount);
   }
 
   writeFlag(flag: boolean): void {
