@@ -1,4 +1,4 @@
-import { closeSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { chmodSync, closeSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
@@ -35,7 +35,7 @@ export interface DatabaseOptions {
 export class DataDirectoryLockedError extends Error {}
 
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
-  return options.databaseUrl ? openPostgres(options.databaseUrl, options) : openPGlite(options.dataDir, options.pgliteSnapshot);
+  return options.databaseUrl ? openPostgres(options.databaseUrl, options) : openPGlite(options.dataDir, options.pgliteSnapshot, options.log);
 }
 
 async function openPostgres(databaseUrl: string, options: DatabaseOptions): Promise<DatabaseHandle> {
@@ -129,13 +129,78 @@ function lockDataDir(dataDir: string): () => void {
   throw new DataDirectoryLockedError(`Could not lock ${dataDir}`);
 }
 
-async function openPGlite(dataDir: string, snapshot?: Blob): Promise<DatabaseHandle> {
+const PRIVATE_UMASK = 0o077;
+/** File-backed PGlite handles open in this process, and the umask from before the first. */
+let privateUmaskHolders = 0;
+let umaskBeforePGlite: number | undefined;
+
+/**
+ * Makes the process umask owner-only (keeping any other bits it had) while
+ * at least one file-backed PGlite is open, and gives the previous one back
+ * when the last closes. Worker threads cannot change the umask: there it
+ * stays, and the directory's 0700 still keeps other users out. Returns the
+ * release function, idempotent.
+ */
+function holdPrivateUmask(): () => void {
+  try {
+    if (privateUmaskHolders === 0) {
+      umaskBeforePGlite = process.umask(PRIVATE_UMASK);
+      process.umask(umaskBeforePGlite | PRIVATE_UMASK);
+    }
+  } catch {
+    return () => {};
+  }
+  privateUmaskHolders++;
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    privateUmaskHolders--;
+    if (privateUmaskHolders === 0 && umaskBeforePGlite !== undefined) process.umask(umaskBeforePGlite);
+  };
+}
+
+/**
+ * Makes the data directory readable by its owner only: the directories 0700,
+ * the files 0600 (symbolic links are left alone). PGlite unpacks a new
+ * cluster with its files 0666 whatever the umask, and a directory made by an
+ * older version may be 0755; prompts reach the WAL, so nothing in there may
+ * be readable by another local user.
+ */
+function restrictDataDirectory(directory: string): void {
+  chmodSync(directory, 0o700);
+  for (const entry of readdirSync(directory, { withFileTypes: true })) {
+    const target = path.join(directory, entry.name);
+    if (entry.isDirectory()) restrictDataDirectory(target);
+    else if (entry.isFile() && (lstatSync(target).mode & 0o077) !== 0) chmodSync(target, 0o600);
+  }
+}
+
+/** Restricts the data directory, or says why it could not (a directory owned by another user): a warning, not a failed start. */
+function tryRestrictDataDirectory(dataDir: string, log: DatabaseOptions['log']): void {
+  try {
+    restrictDataDirectory(dataDir);
+  } catch (error) {
+    log?.('db.data_dir_permissions', { dataDir, message: (error as Error).message });
+  }
+}
+
+async function openPGlite(dataDir: string, snapshot?: Blob, log?: DatabaseOptions['log']): Promise<DatabaseHandle> {
   const { PGlite } = await import('@electric-sql/pglite');
   const inMemory = dataDir.startsWith('memory://');
   let unlock = () => {};
+  let releaseUmask = () => {};
   if (!inMemory) {
-    mkdirSync(dataDir, { recursive: true });
+    // Owner-only from the first byte: the directory is made 0700, and the files
+    // PostgreSQL creates later (WAL segments, relation files, caches) get
+    // 0600 through the umask, held owner-only for as long as PGlite is open.
+    // It is the process's umask, so anything else the process writes
+    // meanwhile is owner-only too, which suits a gateway: the only files it
+    // writes are in its data directory.
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     unlock = lockDataDir(dataDir);
+    tryRestrictDataDirectory(dataDir, log);
+    releaseUmask = holdPrivateUmask();
   }
   let pglite: InstanceType<typeof PGlite>;
   try {
@@ -143,8 +208,11 @@ async function openPGlite(dataDir: string, snapshot?: Blob): Promise<DatabaseHan
       parsers: { 20: (value: string) => Number(value) },
       ...(inMemory && snapshot ? { loadDataDir: snapshot } : {}),
     });
+    // A new cluster was unpacked with its own (open) modes.
+    if (!inMemory) tryRestrictDataDirectory(dataDir, log);
   } catch (error) {
     unlock();
+    releaseUmask();
     throw new DataDirectoryLockedError(
       `Could not open the embedded database in ${dataDir} (is a gateway already running on it?): ${(error as Error).message}`,
     );
@@ -161,6 +229,7 @@ async function openPGlite(dataDir: string, snapshot?: Blob): Promise<DatabaseHan
       await db.destroy();
       await pglite.close();
       unlock();
+      releaseUmask();
     },
   };
 }
