@@ -27,6 +27,11 @@ export interface DatabaseOptions {
   /** PGlite data directory; `memory://` for an in-memory database. */
   dataDir: string;
   poolSize?: number;
+  /**
+   * PostgreSQL: longest wait for a connection (a new one, or a free one of a
+   * busy pool) before the query fails as unavailable (503). Default 5000 ms.
+   */
+  connectTimeoutMs?: number;
   log?: (event: string, fields: Record<string, unknown>) => void;
   /** Start an in-memory PGlite from this dump (`dumpDataDir`) instead of an empty cluster: much faster. */
   pgliteSnapshot?: Blob;
@@ -38,17 +43,35 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
   return options.databaseUrl ? openPostgres(options.databaseUrl, options) : openPGlite(options.dataDir, options.pgliteSnapshot, options.log);
 }
 
+export const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
+const LISTENER_RETRY_MIN_MS = 500;
+const LISTENER_RETRY_MAX_MS = 5_000;
+
 async function openPostgres(databaseUrl: string, options: DatabaseOptions): Promise<DatabaseHandle> {
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: options.poolSize ?? 10 });
+  const connectionTimeoutMillis = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+  // keepAlive: a connection whose peer vanished without a reset (a cut cable, a dead NAT entry) is noticed and dropped.
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: options.poolSize ?? 10, connectionTimeoutMillis, keepAlive: true });
+  // pg-pool listens for errors only on idle clients (and reports them here); a
+  // client lent out has no listener of its own, and a connection lost while
+  // it is lent (a terminated backend, a cut network) makes it emit 'error'
+  // with nobody listening, which ends the process. Every client gets a
+  // permanent listener when it is created. The query under way fails with the
+  // same error (a 503 for the request), and on release the pool discards the
+  // broken client and opens a new one for the next borrower.
+  pool.on('connect', (client) => {
+    client.on('error', () => undefined);
+  });
   pool.on('error', (error) => options.log?.('db.pool_error', { message: error.message }));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   let listener: pg.Client | undefined;
   const handlers = new Map<string, NotificationHandler[]>();
   const reconnectHandlers: Array<() => void> = [];
   let closed = false;
+  let reconnectTimer: NodeJS.Timeout | undefined;
+  let reconnectDelay = LISTENER_RETRY_MIN_MS;
 
   async function connectListener(): Promise<void> {
-    const client = new pg.Client({ connectionString: databaseUrl });
+    const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis, keepAlive: true });
     client.on('notification', (message) => {
       for (const handler of handlers.get(message.channel) ?? []) handler(message.payload ?? '');
     });
@@ -56,17 +79,45 @@ async function openPostgres(databaseUrl: string, options: DatabaseOptions): Prom
       options.log?.('db.listener_error', { message: error.message });
     });
     client.on('end', () => {
-      if (closed) return;
+      // Only the connection in use matters; one that failed while connecting is retried by reconnectListener.
+      if (listener !== client) return;
       listener = undefined;
-      setTimeout(() => {
-        connectListener()
-          .then(() => reconnectHandlers.forEach((handler) => handler()))
-          .catch((error: Error) => options.log?.('db.listener_reconnect_failed', { message: error.message }));
-      }, 500).unref();
+      reconnectListener();
     });
-    await client.connect();
-    for (const channel of handlers.keys()) await client.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+    try {
+      await client.connect();
+      for (const channel of handlers.keys()) await client.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+    } catch (error) {
+      await client.end().catch(() => undefined);
+      throw error;
+    }
     listener = client;
+  }
+
+  /**
+   * Connects the notification client again, with a growing delay for as long
+   * as the database stays away. Notifications sent meanwhile are lost, so the
+   * `onReconnect` handlers (which drop caches whole) run once it is back.
+   */
+  function reconnectListener(): void {
+    if (closed || reconnectTimer) return;
+    reconnectTimer = setTimeout(() => {
+      reconnectTimer = undefined;
+      if (closed || listener) return;
+      connectListener().then(
+        () => {
+          reconnectDelay = LISTENER_RETRY_MIN_MS;
+          options.log?.('db.listener_reconnected', {});
+          for (const handler of reconnectHandlers) handler();
+        },
+        (error: Error) => {
+          options.log?.('db.listener_reconnect_failed', { message: error.message });
+          reconnectDelay = Math.min(reconnectDelay * 2, LISTENER_RETRY_MAX_MS);
+          reconnectListener();
+        },
+      );
+    }, reconnectDelay);
+    reconnectTimer.unref();
   }
 
   return {
@@ -82,6 +133,7 @@ async function openPostgres(databaseUrl: string, options: DatabaseOptions): Prom
     },
     async close() {
       closed = true;
+      clearTimeout(reconnectTimer);
       await listener?.end().catch(() => undefined);
       await db.destroy();
     },

@@ -14,6 +14,8 @@ export interface GatewayConfig {
   /** CIDR ranges or addresses of proxies whose X-Forwarded-For is believed. */
   trustedProxies: string[];
   redisUrl: string | undefined;
+  /** PostgreSQL: longest wait for a pool connection before a request answers 503, ms. */
+  databaseConnectTimeoutMs: number;
   bodyLimitBytes: number;
   shutdownGraceMs: number;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
@@ -75,6 +77,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     bootstrapCredits: integer(env, 'GATEWAY_BOOTSTRAP_CREDITS', 100),
     trustedProxies: list(env.TRUSTED_PROXIES),
     redisUrl: env.REDIS_URL || undefined,
+    databaseConnectTimeoutMs: integer(env, 'DATABASE_CONNECT_TIMEOUT_MS', 5_000),
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 20 * 1024 * 1024),
     shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 10_000),
     logLevel,

@@ -3,6 +3,7 @@
  * in the route family's shape (OpenAI or Anthropic). Messages never carry API
  * keys, upstream auth headers or prompt bodies.
  */
+import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from '../db/errors.js';
 
 export type GatewayErrorCode =
   | 'INVALID_REQUEST'
@@ -28,6 +29,7 @@ export type GatewayErrorCode =
   | 'RATE_LIMITED'
   | 'UPSTREAM_ERROR'
   | 'UPSTREAM_TIMEOUT'
+  | 'SERVICE_UNAVAILABLE'
   | 'INTERNAL_ERROR'
   | 'UNAUTHORIZED_ADMIN';
 
@@ -57,6 +59,7 @@ export const STATUS_BY_CODE: Record<GatewayErrorCode, number> = {
   RATE_LIMITED: 429,
   INTERNAL_ERROR: 500,
   UPSTREAM_ERROR: 502,
+  SERVICE_UNAVAILABLE: 503,
   UPSTREAM_TIMEOUT: 504,
 };
 
@@ -72,7 +75,7 @@ export interface GatewayErrorOptions {
   param?: string | null;
   /** Overrides the status of the code (a relayed provider 4xx keeps its status). */
   status?: number;
-  /** Seconds, for 429 answers. */
+  /** Seconds, for 429 and 503 answers. */
   retryAfter?: number;
   cause?: unknown;
 }
@@ -161,9 +164,13 @@ export class UpstreamError extends Error {
   }
 }
 
-/** Any thrown value as a GatewayError (unknown errors become INTERNAL_ERROR without leaking details). */
+/** Any thrown value as a GatewayError (a database outage becomes SERVICE_UNAVAILABLE; other unknown errors INTERNAL_ERROR, without leaking details). */
 export function toGatewayError(error: unknown): GatewayError {
   if (error instanceof GatewayError) return error;
   if (error instanceof UpstreamError) return error.toGatewayError();
+  if (isDatabaseUnavailable(error)) {
+    // An outage, not a bug: the client may retry, and the gateway recovers without a restart when the database is back.
+    return new GatewayError('SERVICE_UNAVAILABLE', 'The service is temporarily unavailable; retry shortly.', { retryAfter: DATABASE_RETRY_AFTER_SECONDS, cause: error });
+  }
   return new GatewayError('INTERNAL_ERROR', 'The gateway failed to process the request.', { cause: error });
 }

@@ -37,6 +37,7 @@ export async function buildServices(config: GatewayConfig, options: StartOptions
   const database: DatabaseHandle = await openDatabase({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
+    connectTimeoutMs: config.databaseConnectTimeoutMs,
     log: (event, fields) => log.warn(event, fields),
     pgliteSnapshot: options.pgliteSnapshot,
   });
