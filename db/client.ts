@@ -1,4 +1,4 @@
-import { closeSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { chmodSync, closeSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
@@ -27,6 +27,11 @@ export interface DatabaseOptions {
   /** PGlite data directory; `memory://` for an in-memory database. */
   dataDir: string;
   poolSize?: number;
+  /**
+   * PostgreSQL: longest wait for a connection (a new one, or a free one of a
+   * busy pool) before the query fails as unavailable (503). Default 5000 ms.
+   */
+  connectTimeoutMs?: number;
   log?: (event: string, fields: Record<string, unknown>) => void;
   /** Start an in-memory PGlite from this dump (`dumpDataDir`) instead of an empty cluster: much faster. */
   pgliteSnapshot?: Blob;
@@ -35,20 +40,38 @@ export interface DatabaseOptions {
 export class DataDirectoryLockedError extends Error {}
 
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
-  return options.databaseUrl ? openPostgres(options.databaseUrl, options) : openPGlite(options.dataDir, options.pgliteSnapshot);
+  return options.databaseUrl ? openPostgres(options.databaseUrl, options) : openPGlite(options.dataDir, options.pgliteSnapshot, options.log);
 }
 
+export const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
+const LISTENER_RETRY_MIN_MS = 500;
+const LISTENER_RETRY_MAX_MS = 5_000;
+
 async function openPostgres(databaseUrl: string, options: DatabaseOptions): Promise<DatabaseHandle> {
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: options.poolSize ?? 10 });
+  const connectionTimeoutMillis = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+  // keepAlive: a connection whose peer vanished without a reset (a cut cable, a dead NAT entry) is noticed and dropped.
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: options.poolSize ?? 10, connectionTimeoutMillis, keepAlive: true });
+  // pg-pool listens for errors only on idle clients (and reports them here); a
+  // client lent out has no listener of its own, and a connection lost while
+  // it is lent (a terminated backend, a cut network) makes it emit 'error'
+  // with nobody listening, which ends the process. Every client gets a
+  // permanent listener when it is created. The query under way fails with the
+  // same error (a 503 for the request), and on release the pool discards the
+  // broken client and opens a new one for the next borrower.
+  pool.on('connect', (client) => {
+    client.on('error', () => undefined);
+  });
   pool.on('error', (error) => options.log?.('db.pool_error', { message: error.message }));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   let listener: pg.Client | undefined;
   const handlers = new Map<string, NotificationHandler[]>();
   const reconnectHandlers: Array<() => void> = [];
   let closed = false;
+  let reconnectTimer: NodeJS.Timeout | undefined;
+  let reconnectDelay = LISTENER_RETRY_MIN_MS;
 
   async function connectListener(): Promise<void> {
-    const client = new pg.Client({ connectionString: databaseUrl });
+    const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis, keepAlive: true });
     client.on('notification', (message) => {
       for (const handler of handlers.get(message.channel) ?? []) handler(message.payload ?? '');
     });
@@ -56,17 +79,45 @@ async function openPostgres(databaseUrl: string, options: DatabaseOptions): Prom
       options.log?.('db.listener_error', { message: error.message });
     });
     client.on('end', () => {
-      if (closed) return;
+      // Only the connection in use matters; one that failed while connecting is retried by reconnectListener.
+      if (listener !== client) return;
       listener = undefined;
-      setTimeout(() => {
-        connectListener()
-          .then(() => reconnectHandlers.forEach((handler) => handler()))
-          .catch((error: Error) => options.log?.('db.listener_reconnect_failed', { message: error.message }));
-      }, 500).unref();
+      reconnectListener();
     });
-    await client.connect();
-    for (const channel of handlers.keys()) await client.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+    try {
+      await client.connect();
+      for (const channel of handlers.keys()) await client.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+    } catch (error) {
+      await client.end().catch(() => undefined);
+      throw error;
+    }
     listener = client;
+  }
+
+  /**
+   * Connects the notification client again, with a growing delay for as long
+   * as the database stays away. Notifications sent meanwhile are lost, so the
+   * `onReconnect` handlers (which drop caches whole) run once it is back.
+   */
+  function reconnectListener(): void {
+    if (closed || reconnectTimer) return;
+    reconnectTimer = setTimeout(() => {
+      reconnectTimer = undefined;
+      if (closed || listener) return;
+      connectListener().then(
+        () => {
+          reconnectDelay = LISTENER_RETRY_MIN_MS;
+          options.log?.('db.listener_reconnected', {});
+          for (const handler of reconnectHandlers) handler();
+        },
+        (error: Error) => {
+          options.log?.('db.listener_reconnect_failed', { message: error.message });
+          reconnectDelay = Math.min(reconnectDelay * 2, LISTENER_RETRY_MAX_MS);
+          reconnectListener();
+        },
+      );
+    }, reconnectDelay);
+    reconnectTimer.unref();
   }
 
   return {
@@ -82,6 +133,7 @@ async function openPostgres(databaseUrl: string, options: DatabaseOptions): Prom
     },
     async close() {
       closed = true;
+      clearTimeout(reconnectTimer);
       await listener?.end().catch(() => undefined);
       await db.destroy();
     },
@@ -129,13 +181,78 @@ function lockDataDir(dataDir: string): () => void {
   throw new DataDirectoryLockedError(`Could not lock ${dataDir}`);
 }
 
-async function openPGlite(dataDir: string, snapshot?: Blob): Promise<DatabaseHandle> {
+const PRIVATE_UMASK = 0o077;
+/** File-backed PGlite handles open in this process, and the umask from before the first. */
+let privateUmaskHolders = 0;
+let umaskBeforePGlite: number | undefined;
+
+/**
+ * Makes the process umask owner-only (keeping any other bits it had) while
+ * at least one file-backed PGlite is open, and gives the previous one back
+ * when the last closes. Worker threads cannot change the umask: there it
+ * stays, and the directory's 0700 still keeps other users out. Returns the
+ * release function, idempotent.
+ */
+function holdPrivateUmask(): () => void {
+  try {
+    if (privateUmaskHolders === 0) {
+      umaskBeforePGlite = process.umask(PRIVATE_UMASK);
+      process.umask(umaskBeforePGlite | PRIVATE_UMASK);
+    }
+  } catch {
+    return () => {};
+  }
+  privateUmaskHolders++;
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    privateUmaskHolders--;
+    if (privateUmaskHolders === 0 && umaskBeforePGlite !== undefined) process.umask(umaskBeforePGlite);
+  };
+}
+
+/**
+ * Makes the data directory readable by its owner only: the directories 0700,
+ * the files 0600 (symbolic links are left alone). PGlite unpacks a new
+ * cluster with its files 0666 whatever the umask, and a directory made by an
+ * older version may be 0755; prompts reach the WAL, so nothing in there may
+ * be readable by another local user.
+ */
+function restrictDataDirectory(directory: string): void {
+  chmodSync(directory, 0o700);
+  for (const entry of readdirSync(directory, { withFileTypes: true })) {
+    const target = path.join(directory, entry.name);
+    if (entry.isDirectory()) restrictDataDirectory(target);
+    else if (entry.isFile() && (lstatSync(target).mode & 0o077) !== 0) chmodSync(target, 0o600);
+  }
+}
+
+/** Restricts the data directory, or says why it could not (a directory owned by another user): a warning, not a failed start. */
+function tryRestrictDataDirectory(dataDir: string, log: DatabaseOptions['log']): void {
+  try {
+    restrictDataDirectory(dataDir);
+  } catch (error) {
+    log?.('db.data_dir_permissions', { dataDir, message: (error as Error).message });
+  }
+}
+
+async function openPGlite(dataDir: string, snapshot?: Blob, log?: DatabaseOptions['log']): Promise<DatabaseHandle> {
   const { PGlite } = await import('@electric-sql/pglite');
   const inMemory = dataDir.startsWith('memory://');
   let unlock = () => {};
+  let releaseUmask = () => {};
   if (!inMemory) {
-    mkdirSync(dataDir, { recursive: true });
+    // Owner-only from the first byte: the directory is made 0700, and the files
+    // PostgreSQL creates later (WAL segments, relation files, caches) get
+    // 0600 through the umask, held owner-only for as long as PGlite is open.
+    // It is the process's umask, so anything else the process writes
+    // meanwhile is owner-only too, which suits a gateway: the only files it
+    // writes are in its data directory.
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     unlock = lockDataDir(dataDir);
+    tryRestrictDataDirectory(dataDir, log);
+    releaseUmask = holdPrivateUmask();
   }
   let pglite: InstanceType<typeof PGlite>;
   try {
@@ -143,8 +260,11 @@ async function openPGlite(dataDir: string, snapshot?: Blob): Promise<DatabaseHan
       parsers: { 20: (value: string) => Number(value) },
       ...(inMemory && snapshot ? { loadDataDir: snapshot } : {}),
     });
+    // A new cluster was unpacked with its own (open) modes.
+    if (!inMemory) tryRestrictDataDirectory(dataDir, log);
   } catch (error) {
     unlock();
+    releaseUmask();
     throw new DataDirectoryLockedError(
       `Could not open the embedded database in ${dataDir} (is a gateway already running on it?): ${(error as Error).message}`,
     );
@@ -161,6 +281,7 @@ async function openPGlite(dataDir: string, snapshot?: Blob): Promise<DatabaseHan
       await db.destroy();
       await pglite.close();
       unlock();
+      releaseUmask();
     },
   };
 }

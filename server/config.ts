@@ -14,6 +14,12 @@ export interface GatewayConfig {
   /** CIDR ranges or addresses of proxies whose X-Forwarded-For is believed. */
   trustedProxies: string[];
   redisUrl: string | undefined;
+  /** While the rate limit store fails: let requests through unlimited (`open`) or answer 503 (`closed`). */
+  rateLimitFailMode: 'open' | 'closed';
+  /** How long rate limit checks skip a failing store before trying it again, ms. */
+  rateLimitBreakerOpenMs: number;
+  /** PostgreSQL: longest wait for a pool connection before a request answers 503, ms. */
+  databaseConnectTimeoutMs: number;
   bodyLimitBytes: number;
   shutdownGraceMs: number;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
@@ -61,6 +67,12 @@ function rateLimits(raw: string | undefined): Record<string, number> {
   return limits;
 }
 
+function failMode(raw: string | undefined): GatewayConfig['rateLimitFailMode'] {
+  if (raw === undefined || raw === '') return 'open';
+  if (raw === 'open' || raw === 'closed') return raw;
+  throw new Error(`RATE_LIMIT_FAIL_MODE must be "open" or "closed", got "${raw}"`);
+}
+
 export function readConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
   const logLevel = (env.LOG_LEVEL ?? 'info') as GatewayConfig['logLevel'];
   return {
@@ -75,6 +87,9 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     bootstrapCredits: integer(env, 'GATEWAY_BOOTSTRAP_CREDITS', 100),
     trustedProxies: list(env.TRUSTED_PROXIES),
     redisUrl: env.REDIS_URL || undefined,
+    rateLimitFailMode: failMode(env.RATE_LIMIT_FAIL_MODE),
+    rateLimitBreakerOpenMs: integer(env, 'RATE_LIMIT_BREAKER_OPEN_MS', 10_000),
+    databaseConnectTimeoutMs: integer(env, 'DATABASE_CONNECT_TIMEOUT_MS', 5_000),
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 20 * 1024 * 1024),
     shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 10_000),
     logLevel,

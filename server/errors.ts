@@ -5,6 +5,7 @@ import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
  * in the route family's shape (OpenAI or Anthropic). Messages never carry API
  * keys, upstream auth headers or prompt bodies.
  */
+import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from '../db/errors.js';
 
 export type GatewayErrorCode =
   | 'INVALID_REQUEST'
@@ -87,7 +88,7 @@ export interface GatewayErrorOptions {
   param?: string | null;
   /** Overrides the status of the code (a relayed provider 4xx keeps its status). */
   status?: number;
-  /** Seconds, for 429 answers. */
+  /** Seconds, for 429 and 503 answers. */
   retryAfter?: number;
   cause?: unknown;
 }
@@ -176,10 +177,14 @@ export class UpstreamError extends Error {
   }
 }
 
-/** Any thrown value as a GatewayError (unknown errors become INTERNAL_ERROR without leaking details). */
+/** Any thrown value as a GatewayError (a database outage becomes SERVICE_UNAVAILABLE; other unknown errors INTERNAL_ERROR, without leaking details). */
 export function toGatewayError(error: unknown): GatewayError {
   if (error instanceof GatewayError) return error;
   if (error instanceof UpstreamError) return error.toGatewayError();
+  if (isDatabaseUnavailable(error)) {
+    // An outage, not a bug: the client may retry, and the gateway recovers without a restart when the database is back.
+    return new GatewayError('SERVICE_UNAVAILABLE', 'The service is temporarily unavailable; retry shortly.', { retryAfter: DATABASE_RETRY_AFTER_SECONDS, cause: error });
+  }
   return new GatewayError('INTERNAL_ERROR', 'The gateway failed to process the request.', { cause: error });
 }
 

@@ -37,6 +37,7 @@ export async function buildServices(config: GatewayConfig, options: StartOptions
   const database: DatabaseHandle = await openDatabase({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
+    connectTimeoutMs: config.databaseConnectTimeoutMs,
     log: (event, fields) => log.warn(event, fields),
     pgliteSnapshot: options.pgliteSnapshot,
   });
@@ -62,7 +63,13 @@ export async function buildServices(config: GatewayConfig, options: StartOptions
   await database.listen(SETTINGS_CHANNEL, () => {
     discounts.load().catch((error: Error) => log.warn('settings.reload_failed', { message: error.message }));
   });
-  const rateLimiter = createRateLimiter({ redisUrl: config.redisUrl, db, log: (event, fields) => log.warn(event, fields) });
+  const rateLimiter = createRateLimiter({
+    redisUrl: config.redisUrl,
+    db,
+    log: (event, fields) => log.warn(event, fields),
+    failMode: config.rateLimitFailMode,
+    breakerOpenMs: config.rateLimitBreakerOpenMs,
+  });
   const adminTokenHash = await ensureAdminToken(db, config, log);
   await ensureBootstrapKey(db, config, log);
   const instanceId = `gw_${randomUUID()}`;

@@ -19,14 +19,8 @@ export async function authorizeRequest(services: Services, credentials: Credenti
 async function enforceRateLimit(services: Services, keyId: string, plan: string): Promise<void> {
   const limit = services.config.rateLimits[plan] ?? services.config.rateLimits.pro ?? 0;
   if (limit <= 0) return;
-  let result;
-  try {
-    result = await services.rateLimiter.check(keyId, limit);
-  } catch (error) {
-    // The limiter's store being down must not take the gateway down with it.
-    services.log.warn('ratelimit.unavailable', { message: (error as Error).message });
-    return;
-  }
+  // The limiter answers for its store's failures itself (RATE_LIMIT_FAIL_MODE: allowed, or a 503).
+  const result = await services.rateLimiter.check(keyId, limit);
   if (!result.allowed) {
     throw new GatewayError('RATE_LIMITED', `Rate limit of ${limit} requests per minute for this key exceeded.`, { retryAfter: result.retryAfterSeconds });
   }

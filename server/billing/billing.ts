@@ -32,6 +32,8 @@ const LEASE_FRACTION = 16;
 const LEASE_IDLE_MS = 1_000;
 const PRESSURE_RETRIES = 3;
 const PRESSURE_DELAY_MS = 25;
+/** A flush failing on every tick (the database is away) is logged this often. */
+const FAILURE_LOG_INTERVAL_MS = 10_000;
 
 /** A finished request, as it will be written: one usage row and, when it cost something, one charge. */
 export interface UsageEntry {
@@ -85,6 +87,7 @@ export class Billing {
   private timer: NodeJS.Timeout | undefined;
   private heartbeatTimer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> | undefined;
+  private ticking = false;
   private beating: Promise<void> | undefined;
   /** Entries of a batch whose transaction failed (its commit may still have happened). */
   private readonly uncertain = new WeakSet<UsageEntry>();
@@ -106,7 +109,21 @@ export class Billing {
       .values({ id: this.options.instanceId, heartbeat_at: new Date() })
       .onConflict((oc) => oc.column('id').doUpdateSet({ heartbeat_at: new Date() }))
       .execute();
-    this.timer = setInterval(() => void this.tick().catch((error: Error) => this.options.log.error('billing.flush_failed', { message: error.message })), this.options.flushIntervalMs);
+    this.timer = setInterval(() => {
+      // One tick at a time: a flush waiting on an unreachable database must not gather a queue of ticks behind it.
+      if (this.ticking) return;
+      this.ticking = true;
+      this.tick()
+        .then(
+          (wrote) => {
+            if (wrote) this.onFlushSucceeded();
+          },
+          (error: Error) => this.onFlushFailed(error),
+        )
+        .finally(() => {
+          this.ticking = false;
+        });
+    }, this.options.flushIntervalMs);
     this.timer.unref();
     this.heartbeatTimer = setInterval(() => {
       this.beating ??= this.heartbeat()
@@ -203,7 +220,32 @@ export class Billing {
   /** Queues a finished request for the next batch. Never throws, never waits on the database. */
   record(entry: UsageEntry): void {
     this.queue.push(entry);
-    if (this.queue.length >= this.maxBatch) void this.writePending().catch(() => undefined);
+    // While the database is away the tick keeps retrying; a full batch does not add an attempt per request.
+    if (this.queue.length >= this.maxBatch && this.failingSince === undefined) void this.writePending().catch(() => undefined);
+  }
+
+  /** Since when flushes fail (the database is away), for the log; undefined while they succeed. */
+  private failingSince: number | undefined;
+  private lastFailureLog = 0;
+
+  /**
+   * A failed flush loses nothing: the batch stays queued and the next tick
+   * writes it. During an outage the ticks fail every interval, so the error
+   * is logged once and then at most every FAILURE_LOG_INTERVAL_MS.
+   */
+  private onFlushFailed(error: Error): void {
+    const now = Date.now();
+    this.failingSince ??= now;
+    if (now - this.lastFailureLog < FAILURE_LOG_INTERVAL_MS) return;
+    this.lastFailureLog = now;
+    this.options.log.error('billing.flush_failed', { message: error.message, pending: this.queue.length, failingForMs: now - this.failingSince });
+  }
+
+  private onFlushSucceeded(): void {
+    if (this.failingSince === undefined) return;
+    this.options.log.warn('billing.flush_recovered', { failedForMs: Date.now() - this.failingSince, pending: this.queue.length });
+    this.failingSince = undefined;
+    this.lastFailureLog = 0;
   }
 
   /** Releases a hold for a request that will write no usage row (refused before it reached a provider). */
@@ -243,16 +285,16 @@ export class Billing {
     await this.writePending();
   }
 
-  /** Hands back headroom idle for a while, then writes what is queued (the periodic tick). */
-  private async tick(): Promise<void> {
+  /** Hands back headroom idle for a while, then writes what is queued (the periodic tick); true when it wrote something. */
+  private async tick(): Promise<boolean> {
     for (const lease of this.leases.drainIdle(LEASE_IDLE_MS)) this.release(lease.accountId, lease.amount, `lease-${randomBytes(8).toString('hex')}`);
-    await this.writePending();
+    return this.writePending();
   }
 
-  /** Writes everything queued; concurrent callers share one flush. */
-  private async writePending(): Promise<void> {
+  /** Writes everything queued; concurrent callers share one flush. True when a batch was written. */
+  private async writePending(): Promise<boolean> {
     while (this.flushing) await this.flushing;
-    if (this.queue.length === 0) return;
+    if (this.queue.length === 0) return false;
     const batch = this.queue.slice(0, this.maxBatch);
     this.flushing = this.writeBatch(batch)
       .then(
@@ -270,6 +312,7 @@ export class Billing {
       });
     await this.flushing;
     if (this.queue.length > 0) await this.writePending();
+    return true;
   }
 
   async stop(): Promise<void> {

@@ -8,6 +8,7 @@ import type { Database } from '../../db/schema.js';
 import * as rateLimitsMigration from '../../db/migrations/2026-11-22T0100-rate-limits.js';
 import { createTestDatabase, postgresServerUrl, type TestDatabase } from '../../test/support/database.js';
 import { DatabaseRateLimiter } from './database-rate-limiter.js';
+import { GuardedRateLimiter } from './guarded-rate-limiter.js';
 import { RedisRateLimiter } from './redis-rate-limiter.js';
 import { UNLIMITED, createRateLimiter, minuteWindow, normalizeLimit, toRateLimitResult, type RateLimiter } from './rate-limiter.js';
 
@@ -228,7 +229,8 @@ describe('RedisRateLimiter', () => {
 
   it('is what createRateLimiter builds when given a Redis URL', async () => {
     const limiter = createRateLimiter({ redisUrl: REDIS_URL, db: undefined as unknown as Kysely<Database> });
-    expect(limiter).toBeInstanceOf(RedisRateLimiter);
+    expect(limiter).toBeInstanceOf(GuardedRateLimiter);
+    expect(limiter.backend).toBeInstanceOf(RedisRateLimiter);
     await limiter.close();
   });
 });
@@ -296,7 +298,7 @@ describe('DatabaseRateLimiter on PGlite', () => {
 
   it('is what createRateLimiter builds without a Redis URL', async () => {
     const limiter = createRateLimiter({ db: handle.db });
-    expect(limiter).toBeInstanceOf(DatabaseRateLimiter);
+    expect(limiter.backend).toBeInstanceOf(DatabaseRateLimiter);
     expect((await limiter.check(newKeyId(), 2, T)).allowed).toBe(true);
     await limiter.close();
   });

@@ -24,6 +24,7 @@ import type { Database } from '../../db/schema.js';
 // These two import this module's helpers in turn. The cycle is safe as long as
 // they use those helpers only inside functions, never at module top level.
 import { DatabaseRateLimiter } from './database-rate-limiter.js';
+import { GuardedRateLimiter, type RateLimitFailMode } from './guarded-rate-limiter.js';
 import { RedisRateLimiter } from './redis-rate-limiter.js';
 
 export interface RateLimitResult {
@@ -42,7 +43,8 @@ export interface RateLimiter {
   /**
    * Counts one request of `keyId` and says whether it is within
    * `limitPerMinute` (0 = unlimited, answered without a round trip).
-   * Rejects when the backend fails; the caller chooses to fail open or closed.
+   * Rejects when the backend fails; `GuardedRateLimiter` (what
+   * `createRateLimiter` builds) turns that into the configured fail mode.
    */
   check(keyId: string, limitPerMinute: number, now?: number): Promise<RateLimitResult>;
   /** Releases connections the limiter opened itself. */
@@ -85,9 +87,14 @@ export interface CreateRateLimiterOptions {
   redisUrl?: string;
   db: Kysely<Database>;
   log?: RateLimiterLog;
+  /** While the store fails: let requests through (`open`, the default) or answer 503 (`closed`). */
+  failMode?: RateLimitFailMode;
+  /** How long checks skip a failing store before trying it again, ms. Default 10 000. */
+  breakerOpenMs?: number;
 }
 
-export function createRateLimiter(options: CreateRateLimiterOptions): RateLimiter {
-  if (options.redisUrl) return new RedisRateLimiter(options.redisUrl, { log: options.log });
-  return new DatabaseRateLimiter(options.db, { log: options.log });
+/** The store's limiter behind a circuit breaker and the fail mode. */
+export function createRateLimiter(options: CreateRateLimiterOptions): GuardedRateLimiter {
+  const backend = options.redisUrl ? new RedisRateLimiter(options.redisUrl, { log: options.log }) : new DatabaseRateLimiter(options.db, { log: options.log });
+  return new GuardedRateLimiter(backend, { failMode: options.failMode ?? 'open', breaker: { openMs: options.breakerOpenMs }, log: options.log });
 }
