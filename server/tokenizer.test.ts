@@ -1,13 +1,17 @@
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { Tiktoken } from 'js-tiktoken/lite';
 import o200kBase from 'js-tiktoken/ranks/o200k_base';
 import type { CanonicalRequest } from './providers/canonical.js';
 import {
+  TOKEN_COUNT_LIMITS,
   TOKEN_ESTIMATE,
   countTextTokens,
   decodeTokens,
   encodeText,
   estimateRequestTokens,
+  estimateTokensFromBytes,
+  isPieceBoundary,
   truncateTextToTokens,
 } from './tokenizer.js';
 
@@ -177,5 +181,130 @@ describe('estimateRequestTokens', () => {
       TOKEN_ESTIMATE.replyPriming -
       TOKEN_ESTIMATE.perMessage;
     expect(tokens).toBe(Math.ceil(JSON.stringify(raw).length / 4));
+  });
+});
+
+describe('bounded counting of huge texts', () => {
+  const MB = 1024 * 1024;
+  const bytesOf = (text: string) => Buffer.byteLength(text, 'utf8');
+  /** The count of the whole text, with no budget: what a bounded count must not fall below. */
+  const exactCount = (text: string) => encodeText(text).length;
+  const mixedText = (length: number) => {
+    const words = ['gateway ', 'Tokyo ', 'über ', '日本語', '😀', '\n', 'x_y=42; ', 'ελληνικά ', '\u0000', '\uD800', '\t\t', 'naïveté. '];
+    const parts: string[] = [];
+    let size = 0;
+    for (let i = 0; size < length; i++) {
+      const word = words[(i * 7) % words.length];
+      parts.push(word);
+      size += word.length;
+    }
+    return parts.join('').slice(0, length);
+  };
+  /** Pathological inputs: long runs without a piece boundary, CJK, control characters and lone surrogates. */
+  const KINDS: Record<string, (length: number) => string> = {
+    'one character': (length) => 'a'.repeat(length),
+    CJK: (length) => '日'.repeat(length),
+    mixed: mixedText,
+    'lone surrogates and NUL': (length) => 'a\uD800\u0000\uDC00 '.repeat(Math.ceil(length / 5)).slice(0, length),
+    'NUL only': (length) => '\u0000'.repeat(length),
+  };
+  /** Characters of each kind in about 100 KB of UTF-8. */
+  const sampleLength = (kind: string) => (kind === 'CJK' ? 34_000 : 100_000);
+
+  it.each(Object.keys(KINDS))('%s: a 100 KB sample counts at least its exact count and at most its bytes', (kind) => {
+    const sample = KINDS[kind](sampleLength(kind));
+    expect(bytesOf(sample)).toBeGreaterThan(TOKEN_COUNT_LIMITS.exactTextBytes);
+    const exact = exactCount(sample);
+    const counted = countTextTokens(sample);
+    expect(counted).toBeGreaterThanOrEqual(exact);
+    expect(counted).toBeLessThanOrEqual(estimateTokensFromBytes(bytesOf(sample)));
+    expect(exact).toBeLessThanOrEqual(estimateTokensFromBytes(bytesOf(sample)));
+    const asRequest = estimateRequestTokens({ model: 'm', stream: false, messages: [{ role: 'user', content: [{ type: 'text', text: sample }] }] });
+    expect(asRequest).toBeGreaterThanOrEqual(TOKEN_ESTIMATE.replyPriming + TOKEN_ESTIMATE.perMessage + exact);
+  });
+
+  it.each([
+    ['one character', 19 * MB],
+    ['CJK', Math.floor((19 * MB) / 3)],
+    ['mixed', 5 * MB],
+    ['lone surrogates and NUL', 5 * MB],
+  ] as const)('%s, %d code units: completes, tokenizing exactly only the budgeted prefix', (kind, length) => {
+    const text = KINDS[kind](length);
+    const bytes = bytesOf(text);
+    const started = performance.now();
+    const counted = countTextTokens(text);
+    const countMs = performance.now() - started;
+    const requestStarted = performance.now();
+    const asRequest = estimateRequestTokens({ model: 'm', stream: false, messages: [{ role: 'user', content: [{ type: 'text', text }] }] });
+    const requestMs = performance.now() - requestStarted;
+    console.log(`${kind} (${(bytes / MB).toFixed(1)} MB): countTextTokens ${countMs.toFixed(0)} ms, estimateRequestTokens ${requestMs.toFixed(0)} ms`);
+    // Never more than one token per byte, so never more than the bytes…
+    expect(counted).toBeLessThanOrEqual(estimateTokensFromBytes(bytes));
+    // …and everything past the budget (and the one window that may overrun it)
+    // is counted as bytes, which no exact count of it can exceed.
+    const mostExactBytes = TOKEN_COUNT_LIMITS.exactTextBytes + 3 * TOKEN_COUNT_LIMITS.windowChars;
+    expect(counted).toBeGreaterThanOrEqual(estimateTokensFromBytes(bytes - mostExactBytes));
+    expect(asRequest).toBeGreaterThanOrEqual(estimateTokensFromBytes(bytes - TOKEN_COUNT_LIMITS.exactRequestBytes - 3 * TOKEN_COUNT_LIMITS.windowChars));
+  });
+
+  it('shares one budget among the texts of a request', () => {
+    const paragraph = 'The gateway counts prompts exactly while the budget lasts. ';
+    const text = paragraph.repeat(Math.ceil(TOKEN_COUNT_LIMITS.exactRequestBytes / paragraph.length));
+    const message = { role: 'user' as const, content: [{ type: 'text' as const, text }] };
+    const one = estimateRequestTokens({ model: 'm', stream: false, messages: [message] });
+    expect(one).toBe(TOKEN_ESTIMATE.replyPriming + TOKEN_ESTIMATE.perMessage + exactCount(text));
+    // The second copy comes after the budget is spent: it counts as its bytes.
+    const two = estimateRequestTokens({ model: 'm', stream: false, messages: [message, message] });
+    expect(two).toBe(one + TOKEN_ESTIMATE.perMessage + estimateTokensFromBytes(bytesOf(text)));
+    expect(two).toBeGreaterThanOrEqual(TOKEN_ESTIMATE.replyPriming + 2 * TOKEN_ESTIMATE.perMessage + 2 * exactCount(text));
+  });
+
+  it('counts texts within the budget exactly, across regex windows', () => {
+    const japanese = '東京は晴れ、気温は二十度でした。明日も「晴れ」の予報です！'.repeat(400);
+    const spaced = 'word\t  tab   and   spaces \n\n  indented line, ok?\r\n'.repeat(300);
+    const letters = 'Straße naïve café ÀÉÎ déjà-vu; '.repeat(400);
+    for (const text of [japanese, spaced, letters]) {
+      expect(text.length).toBeGreaterThan(2 * TOKEN_COUNT_LIMITS.windowChars);
+      expect(bytesOf(text)).toBeLessThan(TOKEN_COUNT_LIMITS.exactTextBytes);
+      expect(countTextTokens(text)).toBe(referenceIds(text).length);
+    }
+  });
+
+  // Letters, marks, apostrophes (contractions), digits, punctuation and every
+  // kind of whitespace, in random order.
+  const atoms = ['ab', 'Q', 'é', '\u0301', 'Ü', '日本', '。', "'s", "'", "'LL", "'ve", ' ', '  ', '\t', '\n', '\r\n', '\r', '\u00a0', '\u3000', '123', '4', '!?', '/', '-', '😀', '𠀀', '\uD800', '\u0000', 'x'];
+
+  it('takes as window boundaries only places where the pre-tokenizer ends a piece', () => {
+    const pattern = new RegExp(o200kBase.pat_str, 'gu');
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...atoms), { minLength: 1, maxLength: 300 }), (parts) => {
+        const text = parts.join('');
+        const ends = new Set([...text.matchAll(pattern)].map((match) => match.index + match[0].length));
+        for (let index = 1; index < text.length; index++) {
+          if (isPieceBoundary(text, index)) expect(ends.has(index), `${JSON.stringify(text)} at ${index}`).toBe(true);
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('tokenizes long texts window by window exactly as a whole', () => {
+    // The ids must be js-tiktoken's, which splits the whole text at once.
+    // Pieces stay short, so no slicing applies.
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...atoms), { minLength: 6000, maxLength: 9000 }), (parts) => {
+        const text = parts.join('');
+        expect(encodeText(text)).toEqual(referenceIds(text));
+      }),
+      { numRuns: 20 },
+    );
+  });
+
+  it('bounds any text by its byte length', () => {
+    for (const text of [...SAMPLES, '\u0000\u0000', '\uD800x\uDFFF', '😀'.repeat(50)]) {
+      expect(exactCount(text), text).toBeLessThanOrEqual(estimateTokensFromBytes(bytesOf(text)));
+    }
+    expect(estimateTokensFromBytes(0)).toBe(0);
+    expect(estimateTokensFromBytes(10)).toBe(10);
   });
 });
