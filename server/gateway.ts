@@ -46,6 +46,8 @@ export async function buildServices(config: GatewayConfig, options: StartOptions
   await applyCatalog(db, loadCatalogSource(config.catalogFile));
   const catalog = new Catalog();
   await catalog.load(db, options.env ?? process.env);
+  // Provider secrets are masked in every log line, wherever a provider echoes them.
+  log.addSecrets(catalog.list().flatMap((model) => model.secrets));
   const authCache = new AuthCache(db);
   await database.listen(
     CACHE_CHANNEL,
