@@ -17,6 +17,9 @@ import { buildOpenApiDocument } from './openapi.js';
 import { readJsonBody } from './read-body.js';
 import { ROUTES } from './routes.js';
 import { writeAnswer } from './write-answer.js';
+import { readMultipart, type MultipartBody } from './read-multipart.js';
+
+const EMPTY_FORM: MultipartBody = Object.freeze({ fields: {}, files: {} }) as MultipartBody;
 
 const FORWARDED_HEADERS = ['anthropic-version', 'anthropic-beta', 'x-gateway-strict', 'openai-organization', 'openai-project'];
 /** The error shape of a request no route matched (a route sets its own family). */
@@ -139,11 +142,14 @@ export function createApp(services: Services, state: AppState = { inFlight: 0, d
       // What the headers can tell is checked before a byte of the body is read.
       const auth = route.auth === 'key' ? await authorizeRequest(services, credentialsOf(ctx), clientAddressOf(ctx)) : undefined;
       const body = route.body === 'json' ? (await readJsonBody(ctx.req, services.config.bodyLimitBytes)).value : {};
+      const form = route.body === 'multipart' ? await readMultipart(ctx.req, route.multipart!, services.uploads, services.config.uploadLimitBytes) : EMPTY_FORM;
+      // Uploads live as long as their request.
+      if (form !== EMPTY_FORM) ctx.res.once('close', () => void services.uploads.release(Object.values(form.files).flat().map((file) => file.id)));
       const context = buildContext(ctx, ctx.state.requestId as string, controller.signal, { canStream: true, ...(auth ? { auth } : {}) });
       const caller = createCaller(context);
       const params: Record<string, string> = {};
       for (const [name, value] of Object.entries(ctx.params ?? {})) params[name] = Array.isArray(value) ? value.join('/') : String(value);
-      const answer = await route.invoke(caller, { body, params, query: ctx.query as Record<string, string> });
+      const answer = await route.invoke(caller, { body, params, query: ctx.query as Record<string, string>, form });
       await writeAnswer(ctx, answer, services.log);
     };
     if (route.method === 'GET') router.get(route.path, handler);

@@ -1,12 +1,15 @@
 import type { AppCaller } from '../routers/_app.js';
 import { jsonAnswer, type Answer } from '../server/answers.js';
 import type { ErrorFamily } from './error-body.js';
+import type { MultipartBody, MultipartSpec } from './read-multipart.js';
 
 export interface RouteInput {
   /** The JSON object body (`{}` for routes without one). */
   body: Record<string, unknown>;
   params: Record<string, string>;
   query: Record<string, string>;
+  /** The form of a multipart route (text fields, and files already on disk). */
+  form: MultipartBody;
 }
 
 /** One public route: where it lives, what it reads, which procedure serves it, how its errors look. */
@@ -15,7 +18,9 @@ export interface CompatRoute {
   path: string;
   /** The error shape of the route (GAPS.md: the messages family answers in Anthropic's). */
   family: ErrorFamily;
-  body: 'json' | 'none';
+  body: 'json' | 'multipart' | 'none';
+  /** The files a multipart route accepts, with their bounds. */
+  multipart?: MultipartSpec;
   /** `key`: the API key, account and rate limit are checked from the headers before the body is read. */
   auth: 'key' | 'none';
   /** The answer can be server-sent events (by the request's `stream` flag), for the OpenAPI document. */

@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 
 /** Process configuration, read once from the environment at start. */
@@ -21,6 +22,12 @@ export interface GatewayConfig {
   /** PostgreSQL: longest wait for a pool connection before a request answers 503, ms. */
   databaseConnectTimeoutMs: number;
   bodyLimitBytes: number;
+  /** Largest multipart body (uploads go to disk, not memory). */
+  uploadLimitBytes: number;
+  /** Where uploads are kept while their request runs. */
+  uploadDir: string;
+  /** Most upload bytes held on disk at once across requests (503 past it). */
+  uploadBudgetBytes: number;
   shutdownGraceMs: number;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   /** Requests per minute per key, by plan. */
@@ -91,6 +98,9 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     rateLimitBreakerOpenMs: integer(env, 'RATE_LIMIT_BREAKER_OPEN_MS', 10_000),
     databaseConnectTimeoutMs: integer(env, 'DATABASE_CONNECT_TIMEOUT_MS', 5_000),
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 20 * 1024 * 1024),
+    uploadLimitBytes: integer(env, 'UPLOAD_LIMIT_BYTES', 256 * 1024 * 1024),
+    uploadDir: path.resolve(env.UPLOAD_DIR || path.join(os.tmpdir(), `umg-uploads-${process.pid}`)),
+    uploadBudgetBytes: integer(env, 'UPLOAD_BUDGET_BYTES', 2 * 1024 * 1024 * 1024),
     shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 10_000),
     logLevel,
     rateLimits: rateLimits(env.RATE_LIMITS),

@@ -14,6 +14,7 @@ import type { Services } from './services.js';
 import { UpstreamClient } from './upstream/upstream-client.js';
 import { DiscountSettings, SETTINGS_CHANNEL } from './billing/discount-settings.js';
 import { createRateLimiter } from './ratelimit/rate-limiter.js';
+import { UploadStore } from './uploads/upload-store.js';
 
 export interface RunningGateway {
   services: Services;
@@ -93,6 +94,7 @@ export async function buildServices(config: GatewayConfig, options: StartOptions
     upstream: new UpstreamClient(log),
     discounts,
     rateLimiter,
+    uploads: new UploadStore(config.uploadDir, config.uploadBudgetBytes),
     log,
     adminTokenHash,
     instanceId,

@@ -10,6 +10,7 @@ import type { Logger } from './logger.js';
 import type { UpstreamClient } from './upstream/upstream-client.js';
 import type { DiscountSettings } from './billing/discount-settings.js';
 import type { RateLimiter } from './ratelimit/rate-limiter.js';
+import type { UploadStore } from './uploads/upload-store.js';
 
 /** Long-lived parts of one gateway instance, built once at start (server/gateway.ts). */
 export interface Services {
@@ -25,6 +26,8 @@ export interface Services {
   /** Today's per-account discounts. */
   discounts: DiscountSettings;
   rateLimiter: RateLimiter;
+  /** Multipart uploads on disk while their request runs. */
+  uploads: UploadStore;
   /** SHA-256 (hex) of the admin token. */
   adminTokenHash: string;
   instanceId: string;
