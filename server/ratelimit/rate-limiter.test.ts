@@ -1,49 +1,24 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { sql, type Kysely } from 'kysely';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateToLatest, openDatabase, type DatabaseHandle } from '../../db/client.js';
 import type { Database } from '../../db/schema.js';
 import * as rateLimitsMigration from '../../db/migrations/2026-11-22T0100-rate-limits.js';
 import { createTestDatabase, postgresServerUrl, type TestDatabase } from '../../test/support/database.js';
+import { postgresIsUp, redisIsUp, testRedisUrl } from '../../test/support/services.js';
 import { DatabaseRateLimiter } from './database-rate-limiter.js';
 import { GuardedRateLimiter } from './guarded-rate-limiter.js';
 import { RedisRateLimiter } from './redis-rate-limiter.js';
 import { UNLIMITED, createRateLimiter, minuteWindow, normalizeLimit, toRateLimitResult, type RateLimiter } from './rate-limiter.js';
 
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const REDIS_URL = testRedisUrl();
 /** 12:00:10 UTC on 22 November 2026: ten seconds into a window. */
 const T = Date.UTC(2026, 10, 22, 12, 0, 10);
 const WINDOW_END = Date.UTC(2026, 10, 22, 12, 1, 0);
 
 let keySequence = 0;
 const newKeyId = () => `key_${randomBytes(4).toString('hex')}_${++keySequence}`;
-
-async function redisIsUp(url: string): Promise<boolean> {
-  const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 1_000 });
-  probe.on('error', () => undefined);
-  try {
-    await probe.connect();
-    return (await probe.ping()) === 'PONG';
-  } catch {
-    return false;
-  } finally {
-    probe.disconnect();
-  }
-}
-
-async function postgresIsUp(url: string): Promise<boolean> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1_000 });
-  try {
-    await client.connect();
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await client.end().catch(() => undefined);
-  }
-}
 
 // Redis and PostgreSQL are part of the test environment (CI starts them): their absence is a failure, not a skip.
 const redisAvailable = await redisIsUp(REDIS_URL);

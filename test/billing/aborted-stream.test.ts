@@ -14,20 +14,18 @@ import { countTextTokens } from '../../server/tokenizer.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { startOpenAIUpstream } from '../upstreams/openai-upstream.js';
 import type { UpstreamServer } from '../upstreams/upstream-server.js';
+import { balancesOf, usageRowOf, usageRowsOf } from '../support/usage.js';
+import { bearer, getJson } from '../support/http.js';
 import {
   CHAT_ENDPOINT,
   TOKEN_PRICING,
   UNLIMITED_PRO_ENV,
-  balancesOf,
-  bearer,
   billingCatalog,
   chatBody,
   expectLedgerOk,
-  getJson,
   openAIModel,
+  CONDITION_BUDGET_MS,
   pollUntil,
-  usageRowOf,
-  usageRowsOf,
 } from './billing-support.js';
 
 const MODEL = 'gpt-billed';
@@ -160,7 +158,7 @@ describe('a client that aborts a non-streaming request while the provider is sti
         return (await usageRowsOf(gateway, accountId)).filter((row) => row.error_code === 'CLIENT_ABORTED' && !row.stream);
       },
       (found) => found.length > 0,
-      5_000,
+      CONDITION_BUDGET_MS,
       'the aborted request to be written',
     );
     expect(rows).toHaveLength(1);
@@ -193,7 +191,7 @@ describe('a client that aborts a non-streaming request while the provider is sti
         return usageRowsOf(gateway, flatAccount);
       },
       (rows) => rows.length > 0,
-      5_000,
+      CONDITION_BUDGET_MS,
       'the aborted request to be written',
     );
     const balances = await balancesOf(gateway, flatAccount);

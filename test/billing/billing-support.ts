@@ -1,16 +1,15 @@
 /**
  * Helpers of the billing suites ("Credits that are never wrong"): a catalog
  * whose prices make holds and charges easy to predict, plain-fetch calls of
- * the public routes and of /trpc, readers of balances, holds and usage rows,
- * and the ledger invariant as the operator sees it (`admin.billing.checkLedger`).
+ * the public routes and of /trpc, polling, and the ledger invariant as the
+ * operator sees it (`admin.billing.checkLedger`). Readers of balances, holds
+ * and usage rows are in ../support/usage.ts.
  */
-import { sql } from 'kysely';
 import { expect } from 'vitest';
-import type { UsageRow } from '../../db/schema.js';
 import type { CatalogFile, ModelEntry, ProviderEntry } from '../../server/catalog/catalog.schema.js';
 import type { TestGateway } from '../support/gateway.js';
-
-export type Json = Record<string, unknown>;
+import { bearer, getJson, postJson, type Answer, type Json } from '../support/http.js';
+import { waitFor } from '../support/wait.js';
 
 export const CHAT_ENDPOINT = '/v1/chat/completions';
 /** Flat 0.01 credits per request and nothing per token: the hold equals the charge exactly. */
@@ -43,36 +42,6 @@ export function billingCatalog(extra: { providers?: ProviderEntry[]; models?: Mo
 
 export function chatBody(model: string, content = 'hi', extra: Json = {}): Json {
   return { model, messages: [{ role: 'user', content }], ...extra };
-}
-
-export interface Answer {
-  status: number;
-  headers: Headers;
-  body: Json;
-  text: string;
-}
-
-async function toAnswer(response: Response): Promise<Answer> {
-  const text = await response.text();
-  let body: Json = {};
-  try {
-    body = JSON.parse(text) as Json;
-  } catch {
-    // Not JSON: assertions on `body` say so.
-  }
-  return { status: response.status, headers: response.headers, body, text };
-}
-
-export function bearer(key: string): Record<string, string> {
-  return { authorization: `Bearer ${key}` };
-}
-
-export async function postJson(url: string, body: unknown, headers: Record<string, string> = {}): Promise<Answer> {
-  return toAnswer(await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) }));
-}
-
-export async function getJson(url: string, headers: Record<string, string> = {}): Promise<Answer> {
-  return toAnswer(await fetch(url, { headers }));
 }
 
 export function postChat(gateway: TestGateway, key: string, body: Json = chatBody(FLAT_MODEL)): Promise<Answer> {
@@ -124,66 +93,32 @@ export async function expectLedgerOk(gateway: TestGateway, accountId?: string): 
   return check;
 }
 
-/** Writes every queued usage row and charge of these instances. */
-export async function flushAll(...gateways: TestGateway[]): Promise<void> {
-  for (const gateway of gateways) await gateway.gateway.services.billing.flush();
-}
+/**
+ * How long a condition that holds within milliseconds on an idle machine
+ * (a row written, a hold released) may take on a busy one before a test fails.
+ */
+export const CONDITION_BUDGET_MS = 15_000;
 
-export interface Balances {
-  current: number;
-  vault: number;
-  held: number;
-  cycleSpent: number;
-  /** Σ credit_holds of the account, every instance. */
-  holds: number;
-}
-
-/** One statement, so balances and holds are read from one snapshot even while requests run. */
-export async function balancesOf(gateway: TestGateway, accountId: string): Promise<Balances> {
-  const { rows } = await sql<{ current_credits: number; vault_credits: number; held: number; cycle_spent: number; holds: number | null }>`
-    SELECT current_credits, vault_credits, held, cycle_spent,
-      (SELECT SUM(amount) FROM credit_holds h WHERE h.account_id = a.id) AS holds
-    FROM accounts a WHERE a.id = ${accountId}`.execute(gateway.gateway.services.db);
-  const account = rows[0];
-  if (!account) throw new Error(`no account ${accountId}`);
-  return {
-    current: Number(account.current_credits),
-    vault: Number(account.vault_credits),
-    held: Number(account.held),
-    cycleSpent: Number(account.cycle_spent),
-    holds: Number(account.holds ?? 0),
+/**
+ * Calls `probe` until it answers something `done` accepts, every 20 ms, for at
+ * most `timeoutMs`; answers that value. Fails naming the last value seen.
+ */
+export async function pollUntil<T>(probe: () => Promise<T>, done: (value: T) => boolean, timeoutMs = CONDITION_BUDGET_MS, what = 'the condition'): Promise<T> {
+  let last: { value: T } | undefined;
+  let probeFailed = false;
+  const check = async (): Promise<boolean> => {
+    try {
+      last = { value: await probe() };
+      return done(last.value);
+    } catch (error) {
+      probeFailed = true;
+      throw error;
+    }
   };
-}
-
-export async function usageRowsOf(gateway: TestGateway, accountId: string): Promise<UsageRow[]> {
-  return gateway.gateway.services.db.selectFrom('usage').selectAll().where('account_id', '=', accountId).orderBy('id').execute();
-}
-
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-/** Calls `probe` until it answers something `done` accepts, every 20 ms, for at most `timeoutMs`. */
-export async function pollUntil<T>(probe: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 5_000, what = 'the condition'): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  while (true) {
-    const value = await probe();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`${what} did not hold within ${timeoutMs} ms; last value ${JSON.stringify(value)}`);
-    await sleep(20);
-  }
-}
-
-/** The usage row of one request, flushing the instance until billing has written it. */
-export function usageRowOf(gateway: TestGateway, requestId: string, timeoutMs = 5_000): Promise<UsageRow> {
-  const { db, billing } = gateway.gateway.services;
-  return pollUntil(
-    async () => {
-      await billing.flush();
-      return db.selectFrom('usage').selectAll().where('request_id', '=', requestId).executeTakeFirst();
-    },
-    (row) => row !== undefined,
-    timeoutMs,
-    `the usage row of ${requestId}`,
-  ) as Promise<UsageRow>;
+  await waitFor(check, { timeoutMs, intervalMs: 20, message: what }).catch((error: unknown) => {
+    // A probe that threw ends the wait with its own error; a deadline names the last value seen.
+    if (probeFailed || last === undefined) throw error;
+    throw new Error(`${what} did not hold within ${timeoutMs} ms; last value ${JSON.stringify(last.value)}`);
+  });
+  return last!.value;
 }

@@ -11,23 +11,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { balancesOf, flushAll, usageRowsOf, type Balances } from '../support/usage.js';
+import { bearer, postJson, type Answer } from '../support/http.js';
 import {
   CHAT_ENDPOINT,
   FLAT_MODEL,
   FLAT_PRICE_MICRO,
   UNLIMITED_PRO_ENV,
-  balancesOf,
-  bearer,
   billingCatalog,
   chatBody,
   errorCodeOf,
   expectLedgerOk,
-  flushAll,
   postChat,
-  postJson,
-  usageRowsOf,
-  type Answer,
-  type Balances,
 } from './billing-support.js';
 
 const REQUESTS = 200;

@@ -12,22 +12,21 @@ import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { startOpenAIUpstream } from '../upstreams/openai-upstream.js';
 import type { UpstreamServer } from '../upstreams/upstream-server.js';
+import { balancesOf, flushAll, usageRowsOf } from '../support/usage.js';
+import { type Json } from '../support/http.js';
 import {
   FLAT_PRICE_MICRO,
   TOKEN_PRICING,
   UNLIMITED_PRO_ENV,
-  balancesOf,
   billingCatalog,
   chatBody,
   errorCodeOf,
   expectLedgerOk,
-  flushAll,
   getCredits,
   openAIModel,
+  CONDITION_BUDGET_MS,
   pollUntil,
   postChat,
-  usageRowsOf,
-  type Json,
 } from './billing-support.js';
 
 const SLOW_MODEL = 'gpt-billed';
@@ -140,7 +139,7 @@ describe('GET /v1/credits on one instance', () => {
         return creditsOf(gateway, key);
       },
       (body) => body.held_credits === 0,
-      5_000,
+      CONDITION_BUDGET_MS,
       'the hold to be released',
     );
     const [row] = await usageRowsOf(gateway, accountId);

@@ -14,24 +14,23 @@ import { DiscountSettings } from '../../server/billing/discount-settings.js';
 import { applyDiscount, computeCost, toMicroPrice } from '../../server/billing/money.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { waitFor } from '../support/wait.js';
+import { usageRowOf } from '../support/usage.js';
+import { bearer, getJson } from '../support/http.js';
 import {
   FLAT_MODEL,
   FLAT_PRICE_MICRO,
   TOKEN_MODEL,
   TOKEN_PRICING,
   UNLIMITED_PRO_ENV,
-  bearer,
   billingCatalog,
   chatBody,
   expectLedgerOk,
-  getJson,
   mockModel,
   pollUntil,
   postChat,
-  sleep,
   trpcMutation,
   trpcQuery,
-  usageRowOf,
 } from './billing-support.js';
 
 interface DiscountResult {
@@ -76,10 +75,19 @@ function nextBerlinSixPm(now: number): number {
   throw new Error('no 18:00 in Berlin within two days');
 }
 
-/** The suite compares answers taken a moment apart: never let a rotation fall in between. */
+/**
+ * The suite compares answers taken a moment apart: never let a rotation fall
+ * in between. Within 15 s of one, wait until the clock is a second past it
+ * (the condition is the clock itself; its deadline leaves room for a slow timer).
+ */
 async function avoidRotationMoment(): Promise<void> {
-  const left = nextBerlinSixPm(Date.now()) - Date.now();
-  if (left < 15_000) await sleep(left + 1_000);
+  const rotation = nextBerlinSixPm(Date.now());
+  if (rotation - Date.now() >= 15_000) return;
+  await waitFor(() => Date.now() > rotation + 1_000, {
+    timeoutMs: rotation + 1_000 - Date.now() + 10_000,
+    intervalMs: 250,
+    message: 'the 18:00 Berlin rotation to pass',
+  });
 }
 
 async function myDiscounts(gateway: TestGateway, key: string): Promise<DiscountResult> {

@@ -22,18 +22,16 @@ import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { startOpenAIUpstream } from '../upstreams/openai-upstream.js';
 import type { UpstreamServer } from '../upstreams/upstream-server.js';
+import { balancesOf, flushAll, usageRowsOf } from '../support/usage.js';
 import {
   FLAT_MODEL,
   FLAT_PRICE_MICRO,
   UNLIMITED_PRO_ENV,
-  balancesOf,
   billingCatalog,
   chatBody,
   expectLedgerOk,
-  flushAll,
   openAIModel,
   postChat,
-  usageRowsOf,
 } from './billing-support.js';
 
 const SLOW_MODEL = 'gpt-billed';

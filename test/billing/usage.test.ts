@@ -9,21 +9,19 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyDiscount, computeCost, creditsToMicro, microToCredits, type MicroPrice } from '../../server/billing/money.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { flushAll, usageRowsOf } from '../support/usage.js';
+import { bearer, getJson } from '../support/http.js';
 import {
   CHAT_ENDPOINT,
   FLAT_MODEL,
   TOKEN_MODEL,
   UNLIMITED_PRO_ENV,
-  bearer,
   billingCatalog,
   chatBody,
   errorCodeOf,
   expectLedgerOk,
-  flushAll,
-  getJson,
   postChat,
   trpcMutation,
-  usageRowsOf,
 } from './billing-support.js';
 
 interface UsageItem {

@@ -1,15 +1,18 @@
 /**
  * Helpers of the chat completions end-to-end suites: catalogs pointing at the
  * upstream test servers, an official `openai` client that remembers the
- * gateway's `x-request-id` of every answer, and readers of the usage rows,
- * balances and ledger that billing wrote.
+ * gateway's `x-request-id` of every answer, and the assertions on the usage
+ * rows, balances and ledger that billing wrote (readers in ../support/usage.ts).
  */
 import OpenAI, { type APIError } from 'openai';
 import type { ChatCompletionChunk, ChatCompletionCreateParamsNonStreaming, ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
 import { expect } from 'vitest';
 import type { UsageRow } from '../../db/schema.js';
+import { MICRO_PER_CREDIT } from '../../server/billing/money.js';
 import type { ModelEntry, ProviderEntry } from '../../server/catalog/catalog.schema.js';
+import { recordAnswers, type AnswerRecorder } from '../support/e2e.js';
 import type { TestGateway } from '../support/gateway.js';
+import { balancesOf, flushAll, ledgerSumsOf, usageRowOf, usageRowsOf } from '../support/usage.js';
 
 /** Provider keys the gateway reads from its environment; they must never reach a client. */
 export const OPENAI_SECRET = 'sk-upstream-openai-0123456789abcdefSECRET';
@@ -23,10 +26,6 @@ export const CHAT_ENDPOINT = '/v1/chat/completions';
 /** Credits per million tokens: small requests still cost a few micro-credits. */
 export const PRICING = { input: 1, output: 2 };
 export const INITIAL_CREDITS = 100;
-const MICRO_PER_CREDIT = 1_000_000;
-
-/** Upstream timeouts and retries of the suites: small, so faults resolve fast. */
-export const FAST_UPSTREAM = { connectTimeoutMs: 2_000, firstByteTimeoutMs: 5_000, idleTimeoutMs: 5_000, maxRetries: 2, retryBaseDelayMs: 1 };
 
 export function openAIProvider(id: string, baseUrl: string, extra: Partial<ProviderEntry> = {}): ProviderEntry {
   return { id, kind: 'openai', baseUrl, apiKey: 'env:UMG_E2E_OPENAI_KEY', ...extra };
@@ -40,37 +39,14 @@ export function chatModel(id: string, provider: string, upstreamModel: string, e
   return { id, ownedBy: 'e2e', provider, upstreamModel, endpoints: [CHAT_ENDPOINT], pricing: PRICING, ...extra };
 }
 
-/** An official client on the gateway that records the `x-request-id` of every answer it got. */
-export interface RecordingClient {
+/** An official client on the gateway that records the headers (and so the `x-request-id`) of every answer it got. */
+export interface RecordingClient extends Omit<AnswerRecorder, 'fetch'> {
   client: OpenAI;
-  /** Request ids in the order the answers arrived (errors included). */
-  requestIds: string[];
-  /** The id of the latest answer. */
-  lastRequestId(): string;
 }
 
 export function createClient(gateway: TestGateway, key: string): RecordingClient {
-  const requestIds: string[] = [];
-  const client = new OpenAI({
-    baseURL: `${gateway.url}/v1`,
-    apiKey: key,
-    maxRetries: 0,
-    fetch: async (input, init) => {
-      const response = await fetch(input, init);
-      const id = response.headers.get('x-request-id');
-      if (id) requestIds.push(id);
-      return response;
-    },
-  });
-  return {
-    client,
-    requestIds,
-    lastRequestId() {
-      const id = requestIds.at(-1);
-      if (!id) throw new Error('no answer carried an x-request-id yet');
-      return id;
-    },
-  };
+  const { fetch, ...recorder } = recordAnswers('x-request-id');
+  return { client: new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: key, maxRetries: 0, fetch }), ...recorder };
 }
 
 export type NonStreamBody = ChatCompletionCreateParamsNonStreaming;
@@ -106,16 +82,6 @@ export function textOf(chunks: readonly ChatCompletionChunk[]): string {
   return chunks.map((chunk) => chunk.choices[0]?.delta?.content ?? '').join('');
 }
 
-/** The rejection of a call that must fail. */
-export async function failureOf(call: Promise<unknown> | (() => Promise<unknown>)): Promise<unknown> {
-  try {
-    await (typeof call === 'function' ? call() : call);
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected the call to fail, it succeeded');
-}
-
 /** Asserts an SDK error of this class with the gateway's status, code and param; returns it. */
 export function expectApiError<E extends APIError>(
   error: unknown,
@@ -129,12 +95,6 @@ export function expectApiError<E extends APIError>(
   if (expected.param !== undefined) expect(apiError.param).toBe(expected.param);
   expect(apiError.requestID).toMatch(/\S/);
   return apiError;
-}
-
-/** Everything a client could read of an error: message and body. */
-export function errorText(error: unknown): string {
-  const apiError = error as { message?: string; error?: unknown };
-  return `${apiError.message ?? String(error)} ${JSON.stringify(apiError.error ?? null)}`;
 }
 
 export function expectNoSecrets(text: string): void {
@@ -168,27 +128,6 @@ export function ssePayloads(text: string): unknown[] {
         .join('\n');
       return data === '[DONE]' ? data : (JSON.parse(data) as unknown);
     });
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-/**
- * The usage row of a request, once billing has written it. A stream's row is
- * queued when the pipeline notices the end (after an abort, a moment after the
- * client left), so this flushes and polls.
- */
-export async function usageRowOf(gateway: TestGateway, requestId: string, timeoutMs = 5_000): Promise<UsageRow> {
-  const { db, billing } = gateway.gateway.services;
-  const deadline = Date.now() + timeoutMs;
-  while (true) {
-    await billing.flush();
-    const row = await db.selectFrom('usage').selectAll().where('request_id', '=', requestId).executeTakeFirst();
-    if (row) return row;
-    if (Date.now() > deadline) throw new Error(`no usage row for request ${requestId} after ${timeoutMs} ms`);
-    await sleep(20);
-  }
 }
 
 export interface ExpectedUsage {
@@ -236,36 +175,21 @@ export async function expectUsageRow(gateway: TestGateway, requestId: string, ex
  * and the ledger's deltas sum to the balance. Answers the number of usage rows.
  */
 export async function expectBalanceSettled(gateway: TestGateway, accountId: string, initialCredits = INITIAL_CREDITS): Promise<number> {
-  const { db, billing } = gateway.gateway.services;
-  await billing.flush();
-  const account = await db
-    .selectFrom('accounts')
-    .select(['current_credits', 'vault_credits', 'held'])
-    .where('id', '=', accountId)
-    .executeTakeFirstOrThrow();
-  const usage = await db
-    .selectFrom('usage')
-    .select((eb) => [eb.fn.sum<string>('cost').as('total'), eb.fn.countAll<string>().as('rows')])
-    .where('account_id', '=', accountId)
-    .executeTakeFirstOrThrow();
-  const ledger = await db
-    .selectFrom('ledger')
-    .select((eb) => [eb.fn.sum<string>('current_delta').as('current'), eb.fn.sum<string>('vault_delta').as('vault')])
-    .where('account_id', '=', accountId)
-    .executeTakeFirstOrThrow();
-  const spent = Number(usage.total ?? 0);
-  expect(Number(account.held)).toBe(0);
+  await flushAll(gateway);
+  const balances = await balancesOf(gateway, accountId);
+  const rows = await usageRowsOf(gateway, accountId);
+  const ledger = await ledgerSumsOf(gateway, accountId);
+  const spent = rows.reduce((sum, row) => sum + Number(row.cost), 0);
+  expect(balances.held).toBe(0);
   expect(spent).toBeGreaterThan(0);
-  expect(Number(account.current_credits) + Number(account.vault_credits)).toBe(initialCredits * MICRO_PER_CREDIT - spent);
-  expect(Number(ledger.current)).toBe(Number(account.current_credits));
-  expect(Number(ledger.vault)).toBe(Number(account.vault_credits));
-  return Number(usage.rows);
+  expect(balances.current + balances.vault).toBe(initialCredits * MICRO_PER_CREDIT - spent);
+  expect(ledger.current).toBe(balances.current);
+  expect(ledger.vault).toBe(balances.vault);
+  return rows.length;
 }
 
 /** The account's `held`, once billing wrote everything queued. */
 export async function heldOf(gateway: TestGateway, accountId: string): Promise<number> {
-  const { db, billing } = gateway.gateway.services;
-  await billing.flush();
-  const account = await db.selectFrom('accounts').select('held').where('id', '=', accountId).executeTakeFirstOrThrow();
-  return Number(account.held);
+  await flushAll(gateway);
+  return (await balancesOf(gateway, accountId)).held;
 }

@@ -8,13 +8,11 @@
  */
 import type OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGateway, type TestGateway } from '../support/gateway.js';
-import { startAnthropicUpstream } from '../upstreams/anthropic-upstream.js';
-import { startOpenAIUpstream } from '../upstreams/openai-upstream.js';
+import { startUpstreamWorld, type UpstreamWorld } from '../support/e2e.js';
+import type { TestGateway } from '../support/gateway.js';
 import type { UpstreamServer } from '../upstreams/upstream-server.js';
 import {
   ANTHROPIC_SECRET,
-  FAST_UPSTREAM,
   OPENAI_SECRET,
   SECRET_ENV,
   anthropicProvider,
@@ -53,6 +51,7 @@ const TIME_TOOL = {
   },
 };
 
+let world: UpstreamWorld;
 let gateway: TestGateway;
 let openaiUpstream: UpstreamServer;
 let anthropicUpstream: UpstreamServer;
@@ -65,29 +64,27 @@ let client: OpenAI;
 const generated: string[] = [];
 
 beforeAll(async () => {
-  openaiUpstream = await startOpenAIUpstream({ expectedApiKey: OPENAI_SECRET, toolArguments: TOOL_ARGUMENTS });
-  anthropicUpstream = await startAnthropicUpstream({ expectedApiKey: ANTHROPIC_SECRET, toolArguments: TOOL_ARGUMENTS });
-  gateway = await startTestGateway({
+  world = await startUpstreamWorld({
+    openai: { expectedApiKey: OPENAI_SECRET, toolArguments: TOOL_ARGUMENTS },
+    anthropic: { expectedApiKey: ANTHROPIC_SECRET, toolArguments: TOOL_ARGUMENTS },
     env: SECRET_ENV,
-    config: { upstream: FAST_UPSTREAM },
-    catalog: {
-      providers: [openAIProvider('openai-up', openaiUpstream.url), anthropicProvider('anthropic-up', anthropicUpstream.url), { id: 'mock', kind: 'mock' }],
+    catalog: (urls) => ({
+      providers: [openAIProvider('openai-up', urls.openai), anthropicProvider('anthropic-up', urls.anthropic), { id: 'mock', kind: 'mock' }],
       models: [
         chatModel('gpt-e2e', 'openai-up', 'gpt-4o-mini'),
         chatModel('claude-e2e', 'anthropic-up', 'claude-sonnet-4-5'),
         chatModel('mock-chat', 'mock', 'mock-chat'),
       ],
-    },
+    }),
   });
+  ({ gateway, openaiUpstream, anthropicUpstream } = world);
   ({ accountId, keyId, key } = await gateway.createAccountWithKey());
   recording = createClient(gateway, key);
   client = recording.client;
 });
 
 afterAll(async () => {
-  await gateway?.close();
-  await openaiUpstream?.close();
-  await anthropicUpstream?.close();
+  await world?.close();
 });
 
 interface Kind {

@@ -15,21 +15,19 @@ import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { startAnthropicUpstream } from '../upstreams/anthropic-upstream.js';
 import { startOpenAIUpstream } from '../upstreams/openai-upstream.js';
 import type { UpstreamServer } from '../upstreams/upstream-server.js';
+import { FAST_UPSTREAM, errorText, failureOf } from '../support/e2e.js';
 import {
   ANTHROPIC_SECRET,
-  FAST_UPSTREAM,
   OPENAI_SECRET,
   SECRET_ENV,
   anthropicProvider,
   chatModel,
   collectStream,
   createClient,
-  errorText,
   expectApiError,
   expectBalanceSettled,
   expectNoSecrets,
   expectUsageRow,
-  failureOf,
   heldOf,
   openAIProvider,
   postRawStream,
@@ -39,10 +37,14 @@ import {
   type RecordingClient,
 } from './chat-e2e.js';
 
-/** Per-provider limits of the catalog: stalls longer than these must end the request. */
-const TIMEOUTS = { firstByteTimeoutMs: 300, idleTimeoutMs: 300, maxRetries: 2 };
+/**
+ * Per-provider limits of the catalog: stalls longer than these must end the
+ * request. They also apply to every healthy answer of the file, so they are
+ * well above the pauses a loaded machine can give a local test server.
+ */
+const TIMEOUTS = { firstByteTimeoutMs: 1_500, idleTimeoutMs: 1_500, maxRetries: 2 };
 /** A stall comfortably longer than the timeouts. */
-const STALL_MS = 3_000;
+const STALL_MS = 6_000;
 const PROMPT = 'hello world from the resilience suite';
 
 let gateway: TestGateway;

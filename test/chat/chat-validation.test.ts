@@ -9,17 +9,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { startOpenAIUpstream } from '../upstreams/openai-upstream.js';
 import type { UpstreamServer } from '../upstreams/upstream-server.js';
+import { FAST_UPSTREAM, errorText, failureOf } from '../support/e2e.js';
 import {
-  FAST_UPSTREAM,
   OPENAI_SECRET,
   SECRET_ENV,
   chatModel,
   createClient,
-  errorText,
   expectApiError,
   expectNoSecrets,
   expectUsageRow,
-  failureOf,
   heldOf,
   openAIProvider,
   untyped,

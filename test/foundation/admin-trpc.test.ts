@@ -7,7 +7,8 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
-import { dataOf, expectTrpcError, get, postJson, trpcMutation, trpcQuery, type TrpcAnswer } from './http.js';
+import { getJson, postJson } from '../support/http.js';
+import { dataOf, expectTrpcError, trpcMutation, trpcQuery, type TrpcAnswer } from './http.js';
 
 interface AccountView {
   id: string;
@@ -321,7 +322,7 @@ describe('HTTP status of /trpc answers', () => {
   });
 
   it('answers 404 for an unknown procedure, and carries x-request-id', async () => {
-    const answer = await get(`${gateway.url}/trpc/admin.nothing.here`);
+    const answer = await getJson(`${gateway.url}/trpc/admin.nothing.here`);
     expect(answer.status, answer.text).toBe(404);
     expect(answer.headers.get('x-request-id')).toBeTruthy();
     const posted = await postJson(`${gateway.url}/trpc/admin.accounts.list`, {}, { authorization: `Bearer ${gateway.adminToken}` });

@@ -6,18 +6,16 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { bearer, postJson, type Answer } from '../support/http.js';
 import {
-  bearer,
   CHAT_BODY,
   dataOf,
   expectAnthropicAuthError,
   expectOpenAIAuthError,
   MESSAGES_BODY,
   onHost,
-  postJson,
   routeExists,
   trpcMutation,
-  type Answer,
 } from './http.js';
 
 const CHAT = '/v1/chat/completions';

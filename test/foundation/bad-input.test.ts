@@ -5,7 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
-import { bearer, CHAT_BODY, expectAnthropicError, expectOpenAIError, get, MESSAGES_BODY, postJson, send, type Answer, type Json } from './http.js';
+import { bearer, getJson, postJson, type Answer, type Json } from '../support/http.js';
+import { CHAT_BODY, expectAnthropicError, expectOpenAIError, MESSAGES_BODY, send } from './http.js';
 
 const BODY_LIMIT = 1024;
 const CHAT = '/v1/chat/completions';
@@ -128,7 +129,7 @@ describe('bad request bodies on the messages family (Anthropic shape)', () => {
 
   it('answers 404 and 405 in the same shape', async () => {
     expectAnthropicError(await postMessages('{}', {}, '/v1/messages/nope'), 404, 'NOT_FOUND', 'not_found_error');
-    const wrongMethod = seen(await get(`${gateway.url}/v1/messages`, { 'x-api-key': key }));
+    const wrongMethod = seen(await getJson(`${gateway.url}/v1/messages`, { 'x-api-key': key }));
     expectAnthropicError(wrongMethod, 405, 'METHOD_NOT_ALLOWED', 'invalid_request_error');
     expect(wrongMethod.headers.get('allow')).toBe('POST');
   });
@@ -136,9 +137,9 @@ describe('bad request bodies on the messages family (Anthropic shape)', () => {
 
 describe('routes and methods', () => {
   it('answers 404 NOT_FOUND for an unknown route', async () => {
-    const answer = seen(await get(`${gateway.url}/v1/does-not-exist`));
+    const answer = seen(await getJson(`${gateway.url}/v1/does-not-exist`));
     expectOpenAIError(answer, 404, 'NOT_FOUND');
-    const outside = seen(await get(`${gateway.url}/nothing/here`));
+    const outside = seen(await getJson(`${gateway.url}/nothing/here`));
     expectOpenAIError(outside, 404, 'NOT_FOUND');
   });
 
@@ -146,24 +147,24 @@ describe('routes and methods', () => {
     const answer = seen(await send(`${gateway.url}/v1/models`, { method: 'DELETE' }));
     expectOpenAIError(answer, 405, 'METHOD_NOT_ALLOWED');
     expect(answer.headers.get('allow')).toBe('GET');
-    const chat = seen(await get(`${gateway.url}${CHAT}`, bearer(key)));
+    const chat = seen(await getJson(`${gateway.url}${CHAT}`, bearer(key)));
     expectOpenAIError(chat, 405, 'METHOD_NOT_ALLOWED');
     expect(chat.headers.get('allow')).toBe('POST');
   });
 
   it('answers 404 MODEL_NOT_FOUND for GET /v1/models/unknown', async () => {
-    const answer = seen(await get(`${gateway.url}/v1/models/unknown`));
+    const answer = seen(await getJson(`${gateway.url}/v1/models/unknown`));
     const error = expectOpenAIError(answer, 404, 'MODEL_NOT_FOUND');
     expect(error.message).toContain('unknown');
   });
 
   it('still serves /v1/models after all of the above', async () => {
-    const answer = seen(await get(`${gateway.url}/v1/models`));
+    const answer = seen(await getJson(`${gateway.url}/v1/models`));
     expect(answer.status).toBe(200);
     expect(answer.body.object).toBe('list');
     const ids = (answer.body.data as Array<{ id: string }>).map((model) => model.id);
     expect(ids).toContain('mock-chat');
-    const one = seen(await get(`${gateway.url}/v1/models/mock-chat`));
+    const one = seen(await getJson(`${gateway.url}/v1/models/mock-chat`));
     expect(one.status).toBe(200);
     expect(one.body).toMatchObject({ id: 'mock-chat', object: 'model' });
   });
@@ -171,18 +172,18 @@ describe('routes and methods', () => {
 
 describe('probes and documents', () => {
   it('/healthz answers 200', async () => {
-    const answer = seen(await get(`${gateway.url}/healthz`));
+    const answer = seen(await getJson(`${gateway.url}/healthz`));
     expect(answer.status).toBe(200);
   });
 
   it('/readyz answers 200 {status: "ready"}', async () => {
-    const answer = seen(await get(`${gateway.url}/readyz`));
+    const answer = seen(await getJson(`${gateway.url}/readyz`));
     expect(answer.status).toBe(200);
     expect(answer.body).toEqual({ status: 'ready' });
   });
 
   it('/openapi.json is an OpenAPI 3 document listing /v1/models', async () => {
-    const answer = seen(await get(`${gateway.url}/openapi.json`));
+    const answer = seen(await getJson(`${gateway.url}/openapi.json`));
     expect(answer.status).toBe(200);
     expect(answer.headers.get('content-type')).toMatch(/^application\/json/);
     expect(answer.body.openapi).toMatch(/^3\./);
@@ -194,9 +195,9 @@ describe('probes and documents', () => {
 
 describe('request ids', () => {
   it('echoes an incoming x-request-id, on success and on error', async () => {
-    const ok = seen(await get(`${gateway.url}/v1/models`, { 'x-request-id': 'client-trace-42' }));
+    const ok = seen(await getJson(`${gateway.url}/v1/models`, { 'x-request-id': 'client-trace-42' }));
     expect(ok.headers.get('x-request-id')).toBe('client-trace-42');
-    const failed = seen(await get(`${gateway.url}/v1/nope`, { 'x-request-id': 'client-trace-43' }));
+    const failed = seen(await getJson(`${gateway.url}/v1/nope`, { 'x-request-id': 'client-trace-43' }));
     expect(failed.status).toBe(404);
     expect(failed.headers.get('x-request-id')).toBe('client-trace-43');
   });

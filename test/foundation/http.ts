@@ -1,11 +1,11 @@
 /**
- * Small HTTP helpers shared by the foundation suites: plain `fetch` against a
- * running gateway, the two error shapes of GAPS.md "Errors", and raw tRPC calls.
+ * HTTP helpers of the foundation suites: the two error shapes of GAPS.md
+ * "Errors", raw tRPC calls, and requests the plain readers of
+ * ../support/http.ts do not send.
  */
 import { expect } from 'vitest';
 import { ROUTES } from '../../compat/routes.js';
-
-export type Json = Record<string, unknown>;
+import { bearer, getJson, postJson, toAnswer, type Answer, type Json } from '../support/http.js';
 
 /** The smallest chat completion the demo catalog's mock model answers. */
 export const CHAT_BODY = { model: 'mock-chat', messages: [{ role: 'user', content: 'hi' }] };
@@ -33,40 +33,9 @@ export function onHost(url: string, host: '127.0.0.1' | '[::1]'): string {
   return `http://${host}:${parsed.port}`;
 }
 
-export interface Answer {
-  status: number;
-  headers: Headers;
-  body: Json;
-  text: string;
-}
-
-async function toAnswer(response: Response): Promise<Answer> {
-  const text = await response.text();
-  let body: Json = {};
-  try {
-    body = JSON.parse(text) as Json;
-  } catch {
-    // Not JSON: the assertions on `body` will say so.
-  }
-  return { status: response.status, headers: response.headers, body, text };
-}
-
-export async function get(url: string, headers: Record<string, string> = {}): Promise<Answer> {
-  return toAnswer(await fetch(url, { headers }));
-}
-
+/** Any request, its answer read whole. */
 export async function send(url: string, init: RequestInit): Promise<Answer> {
   return toAnswer(await fetch(url, init));
-}
-
-export async function postJson(url: string, body: unknown, headers: Record<string, string> = {}): Promise<Answer> {
-  return toAnswer(
-    await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) }),
-  );
-}
-
-export function bearer(key: string): Record<string, string> {
-  return { authorization: `Bearer ${key}` };
 }
 
 /** An OpenAI-shape error: exact status, code and the fields GAPS.md requires. */
@@ -141,7 +110,7 @@ function toTrpcAnswer(answer: Answer): TrpcAnswer {
 /** A tRPC query over HTTP (GET /trpc/<path>?input=<json>), as @trpc/client's httpLink sends it. */
 export async function trpcQuery(baseUrl: string, path: string, input: unknown, token?: string): Promise<TrpcAnswer> {
   const query = input === undefined ? '' : `?input=${encodeURIComponent(JSON.stringify(input))}`;
-  return toTrpcAnswer(await get(`${baseUrl}/trpc/${path}${query}`, token ? bearer(token) : {}));
+  return toTrpcAnswer(await getJson(`${baseUrl}/trpc/${path}${query}`, token ? bearer(token) : {}));
 }
 
 /** A tRPC mutation over HTTP (POST /trpc/<path> with the JSON input as the body). */
@@ -161,8 +130,4 @@ export function expectTrpcError(answer: TrpcAnswer, httpStatus: number, gatewayC
   expect(answer.error!.data.httpStatus).toBe(httpStatus);
   expect(answer.error!.data.gatewayCode).toBe(gatewayCode);
   return answer.error!;
-}
-
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

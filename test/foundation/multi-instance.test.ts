@@ -8,7 +8,9 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
-import { bearer, CHAT_BODY, dataOf, postJson, sleep, trpcMutation, type Answer } from './http.js';
+import { bearer, postJson, type Answer } from '../support/http.js';
+import { waitFor } from '../support/wait.js';
+import { CHAT_BODY, dataOf, trpcMutation } from './http.js';
 
 const PROPAGATION_BOUND_MS = 1_000;
 const POLL_INTERVAL_MS = 50;
@@ -45,16 +47,25 @@ async function keyServedByBoth(): Promise<{ key: string; keyId: string; accountI
 
 /** Polls B every 50 ms until it answers `status` with `code`; fails after `boundMs` (one second unless told). */
 async function expectOnB(key: string, status: number, code: string | null, boundMs = PROPAGATION_BOUND_MS): Promise<void> {
-  const started = Date.now();
-  let last: Answer;
-  while (true) {
-    last = await chat(b, key);
+  let last: Answer | undefined;
+  let requestFailed = false;
+  const answersAsWanted = async (): Promise<boolean> => {
+    try {
+      last = await chat(b, key);
+    } catch (error) {
+      requestFailed = true;
+      throw error;
+    }
     const answeredCode = ((last.body.error as { code?: string } | undefined)?.code ?? null) as string | null;
-    if (last.status === status && answeredCode === code) return;
-    if (Date.now() - started >= boundMs) break;
-    await sleep(POLL_INTERVAL_MS);
+    return last.status === status && answeredCode === code;
+  };
+  try {
+    await waitFor(answersAsWanted, { timeoutMs: boundMs, intervalMs: POLL_INTERVAL_MS });
+  } catch (error) {
+    // A request that threw fails the test with its own error; the deadline with what B answered.
+    if (requestFailed || !last) throw error;
+    expect.fail(`instance B still answered ${last.status} ${last.text} ${boundMs} ms after the change on A (wanted ${status} ${code})`);
   }
-  expect.fail(`instance B still answered ${last.status} ${last.text} ${boundMs} ms after the change on A (wanted ${status} ${code})`);
 }
 
 /** Ends the server side of every LISTEN connection of the database, as a PostgreSQL restart or a network cut would. */

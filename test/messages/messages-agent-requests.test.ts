@@ -10,23 +10,18 @@
  */
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGateway, type TestGateway } from '../support/gateway.js';
-import { startAnthropicUpstream } from '../upstreams/anthropic-upstream.js';
-import { startOpenAIUpstream } from '../upstreams/openai-upstream.js';
-import type { RecordedRequest, UpstreamServer } from '../upstreams/upstream-server.js';
+import type { TestGateway } from '../support/gateway.js';
+import type { UpstreamServer } from '../upstreams/upstream-server.js';
+import { failureOf } from '../support/e2e.js';
+import { usageRowOf } from '../support/usage.js';
 import {
-  ANTHROPIC_SECRET,
-  FAST_UPSTREAM,
   KINDS,
-  OPENAI_SECRET,
-  SECRET_ENV,
   createClient,
   expectAnthropicError,
   expectBalanceSettled,
-  failureOf,
-  messagesCatalog,
-  usageRowOf,
+  startMessagesWorld,
   type Kind,
+  type MessagesWorld,
   type RecordingClient,
 } from './messages-e2e.js';
 
@@ -120,6 +115,7 @@ function agentBody(model: string): Record<string, unknown> {
   };
 }
 
+let world: MessagesWorld;
 let gateway: TestGateway;
 let openaiUpstream: UpstreamServer;
 let anthropicUpstream: UpstreamServer;
@@ -128,13 +124,8 @@ let recording: RecordingClient;
 let client: Anthropic;
 
 beforeAll(async () => {
-  openaiUpstream = await startOpenAIUpstream({ expectedApiKey: OPENAI_SECRET });
-  anthropicUpstream = await startAnthropicUpstream({ expectedApiKey: ANTHROPIC_SECRET });
-  gateway = await startTestGateway({
-    env: SECRET_ENV,
-    config: { upstream: FAST_UPSTREAM },
-    catalog: messagesCatalog({ openai: openaiUpstream.url, anthropic: anthropicUpstream.url }),
-  });
+  world = await startMessagesWorld();
+  ({ gateway, openaiUpstream, anthropicUpstream } = world);
   const account = await gateway.createAccountWithKey();
   accountId = account.accountId;
   recording = createClient(gateway, account.key);
@@ -142,23 +133,10 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await gateway?.close();
-  await openaiUpstream?.close();
-  await anthropicUpstream?.close();
+  await world?.close();
 });
 
-function upstreamOf(kind: Kind): UpstreamServer | undefined {
-  if (kind === 'anthropic') return anthropicUpstream;
-  if (kind === 'openai') return openaiUpstream;
-  return undefined;
-}
 
-async function during<T>(kind: Kind, call: () => Promise<T>): Promise<{ result: T; requests: RecordedRequest[] }> {
-  const upstream = upstreamOf(kind);
-  const before = upstream?.requests.length ?? 0;
-  const result = await call();
-  return { result, requests: upstream ? upstream.requests.slice(before) : [] };
-}
 
 /** An answer any kind may give: text (the upstreams echo) or a call of a tool the user's text mentions (the mock). */
 function expectAnswered(kind: Kind, message: Anthropic.Message | Anthropic.Beta.BetaMessage): void {
@@ -188,7 +166,7 @@ describe.each(KINDS)('an agent-sized request on the $kind provider', ({ kind, mo
   it('is accepted and answered by messages.create', async () => {
     const body = agentBody(model);
     // Non-stream calls with this max_tokens need an explicit timeout in the SDK.
-    const { result, requests } = await during(kind, () =>
+    const { result, requests } = await world.requestsDuring(kind, () =>
       client.messages.create(body as unknown as Anthropic.MessageCreateParamsNonStreaming, { timeout: 60_000 }),
     );
     expectAnswered(kind, result);
@@ -220,7 +198,7 @@ describe.each(KINDS)('an agent-sized request on the $kind provider', ({ kind, mo
 
   it('is accepted and answered as a stream', async () => {
     const body = { ...agentBody(model), stream: true };
-    const { result: final } = await during(kind, () =>
+    const { result: final } = await world.requestsDuring(kind, () =>
       client.messages.stream(body as unknown as Anthropic.MessageStreamParams).finalMessage(),
     );
     expectAnswered(kind, final);
@@ -234,7 +212,7 @@ describe.each(KINDS)('an agent-sized request on the $kind provider', ({ kind, mo
 
   it('is accepted and answered by client.beta.messages.create with betas', async () => {
     const body = { ...agentBody(model), betas: ['context-management-2025-06-27', 'interleaved-thinking-2025-05-14'] };
-    const { result, requests } = await during(kind, () =>
+    const { result, requests } = await world.requestsDuring(kind, () =>
       client.beta.messages.create(body as unknown as Anthropic.Beta.MessageCreateParamsNonStreaming, { timeout: 60_000 }),
     );
     expectAnswered(kind, result);

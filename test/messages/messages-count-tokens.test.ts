@@ -8,24 +8,20 @@
  */
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestGateway, type TestGateway } from '../support/gateway.js';
-import { startAnthropicUpstream } from '../upstreams/anthropic-upstream.js';
-import { startOpenAIUpstream } from '../upstreams/openai-upstream.js';
+import type { TestGateway } from '../support/gateway.js';
 import { collectPromptText, estimateTokens, type UpstreamServer } from '../upstreams/upstream-server.js';
+import { failureOf } from '../support/e2e.js';
+import { flushAll, usageRowsOf } from '../support/usage.js';
 import {
   ANTHROPIC_SECRET,
-  FAST_UPSTREAM,
   INITIAL_CREDITS,
   KINDS,
-  OPENAI_SECRET,
-  SECRET_ENV,
   balanceOf,
   createClient,
   expectAnthropicError,
-  failureOf,
-  messagesCatalog,
+  startMessagesWorld,
   postRaw,
-  usageRowsOf,
+  type MessagesWorld,
   type RecordingClient,
 } from './messages-e2e.js';
 
@@ -43,6 +39,7 @@ const TOOLS: Anthropic.Tool[] = [
   },
 ];
 
+let world: MessagesWorld;
 let gateway: TestGateway;
 let openaiUpstream: UpstreamServer;
 let anthropicUpstream: UpstreamServer;
@@ -51,13 +48,8 @@ let recording: RecordingClient;
 let client: Anthropic;
 
 beforeAll(async () => {
-  openaiUpstream = await startOpenAIUpstream({ expectedApiKey: OPENAI_SECRET });
-  anthropicUpstream = await startAnthropicUpstream({ expectedApiKey: ANTHROPIC_SECRET });
-  gateway = await startTestGateway({
-    env: SECRET_ENV,
-    config: { upstream: FAST_UPSTREAM },
-    catalog: messagesCatalog({ openai: openaiUpstream.url, anthropic: anthropicUpstream.url }),
-  });
+  world = await startMessagesWorld();
+  ({ gateway, openaiUpstream, anthropicUpstream } = world);
   const account = await gateway.createAccountWithKey({ credits: INITIAL_CREDITS });
   accountId = account.accountId;
   recording = createClient(gateway, account.key);
@@ -65,9 +57,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await gateway?.close();
-  await openaiUpstream?.close();
-  await anthropicUpstream?.close();
+  await world?.close();
 });
 
 beforeEach(() => {
@@ -224,10 +214,12 @@ describe('billing', () => {
       const result = await brokeClient.messages.countTokens({ model, system: SYSTEM, messages: MESSAGES, tools: TOOLS });
       expect(result.input_tokens).toBeGreaterThan(0);
     }
+    await flushAll(gateway);
     expect(await usageRowsOf(gateway, broke.accountId)).toEqual([]);
   });
 
   it('left no usage row with a cost and the balance unchanged after every count of this file', async () => {
+    await flushAll(gateway);
     const rows = await usageRowsOf(gateway, accountId);
     expect(rows.filter((row) => Number(row.cost) > 0)).toEqual([]);
     expect(await balanceOf(gateway, accountId)).toEqual({ total: INITIAL_CREDITS * 1_000_000, held: 0 });

@@ -1,15 +1,21 @@
 /**
  * Helpers of the `/v1/messages` end-to-end suites: a catalog with one model per
  * provider kind (Anthropic-format upstream = pass-through, OpenAI-format
- * upstream = bridge, built-in mock), an official `@anthropic-ai/sdk` client
- * that remembers the gateway's `request-id` of every answer, a raw SSE reader,
- * and readers of what billing wrote.
+ * upstream = bridge, built-in mock) and the gateway in front of both upstream
+ * test servers, an official `@anthropic-ai/sdk` client that remembers the
+ * gateway's `request-id` of every answer, a raw SSE reader, and the balance
+ * assertions of the suites (readers in ../support/usage.ts).
  */
 import Anthropic, { type APIError } from '@anthropic-ai/sdk';
 import { expect } from 'vitest';
-import type { UsageRow } from '../../db/schema.js';
+import { MICRO_PER_CREDIT } from '../../server/billing/money.js';
 import type { CatalogFile, ModelEntry, ProviderEntry } from '../../server/catalog/catalog.schema.js';
+import { recordAnswers, startUpstreamWorld, type AnswerRecorder, type UpstreamWorld } from '../support/e2e.js';
 import type { TestGateway } from '../support/gateway.js';
+import { balancesOf, flushAll, usageRowsOf } from '../support/usage.js';
+import type { AnthropicUpstreamOptions } from '../upstreams/anthropic-upstream.js';
+import type { OpenAIUpstreamOptions } from '../upstreams/openai-upstream.js';
+import type { RecordedRequest, UpstreamServer } from '../upstreams/upstream-server.js';
 
 /** Provider keys the gateway reads from its environment. */
 export const OPENAI_SECRET = 'sk-upstream-openai-messages-e2e-SECRET';
@@ -23,10 +29,6 @@ export const MESSAGES_ENDPOINTS: ModelEntry['endpoints'] = ['/v1/messages', '/v1
 /** Credits per million tokens: small requests still cost a few micro-credits. */
 export const PRICING = { input: 1, output: 2 };
 export const INITIAL_CREDITS = 100;
-const MICRO_PER_CREDIT = 1_000_000;
-
-/** Upstream timeouts and retries of the suites: small, so faults resolve fast. */
-export const FAST_UPSTREAM = { connectTimeoutMs: 2_000, firstByteTimeoutMs: 5_000, idleTimeoutMs: 5_000, maxRetries: 2, retryBaseDelayMs: 1 };
 
 /** The three provider kinds every scenario runs on; `model` is the catalog id the client sends. */
 export const KINDS = [
@@ -58,17 +60,44 @@ export function messagesCatalog(urls: { openai: string; anthropic: string }, ext
   };
 }
 
+/** The gateway in front of both upstream test servers, with the catalog of the three kinds. */
+export interface MessagesWorld extends UpstreamWorld {
+  /** The upstream test server behind a provider kind (none behind the mock). */
+  upstreamOf(kind: Kind): UpstreamServer | undefined;
+  /** The upstream requests a call made, by running it between two looks at the recordings. */
+  requestsDuring<T>(kind: Kind, call: () => Promise<T>): Promise<{ result: T; requests: RecordedRequest[] }>;
+}
+
+/** Both upstream test servers (expecting the suites' provider keys) and a gateway on {@link messagesCatalog}. */
+export async function startMessagesWorld(options: { openai?: OpenAIUpstreamOptions; anthropic?: AnthropicUpstreamOptions } = {}): Promise<MessagesWorld> {
+  const world = await startUpstreamWorld({
+    openai: { expectedApiKey: OPENAI_SECRET, ...options.openai },
+    anthropic: { expectedApiKey: ANTHROPIC_SECRET, ...options.anthropic },
+    env: SECRET_ENV,
+    catalog: (urls) => messagesCatalog(urls),
+  });
+  const upstreamOf = (kind: Kind): UpstreamServer | undefined => {
+    if (kind === 'anthropic') return world.anthropicUpstream;
+    if (kind === 'openai') return world.openaiUpstream;
+    return undefined;
+  };
+  return {
+    ...world,
+    upstreamOf,
+    async requestsDuring(kind, call) {
+      const upstream = upstreamOf(kind);
+      const before = upstream?.requests.length ?? 0;
+      const result = await call();
+      return { result, requests: upstream ? upstream.requests.slice(before) : [] };
+    },
+  };
+}
+
 /** An official client on the gateway that records every answer's headers. */
-export interface RecordingClient {
+export interface RecordingClient extends Omit<AnswerRecorder, 'fetch'> {
   client: Anthropic;
   /** What the SDK sent, in order: URL, headers and the JSON body. */
   sent: { url: string; headers: Headers; body: unknown }[];
-  /** Response headers of every answer, in arrival order (errors included). */
-  responses: Headers[];
-  /** Headers of the latest answer. */
-  lastHeaders(): Headers;
-  /** The `request-id` of the latest answer. */
-  lastRequestId(): string;
 }
 
 /**
@@ -77,54 +106,21 @@ export interface RecordingClient {
  * the `x-api-key` header the older SDKs and curl examples use.
  */
 export function createClient(gateway: TestGateway, key: string, options: { auth?: 'bearer' | 'x-api-key' } = {}): RecordingClient {
-  const responses: Headers[] = [];
   const sent: RecordingClient['sent'] = [];
-  const client = new Anthropic({
-    baseURL: gateway.url,
-    apiKey: key,
-    maxRetries: 0,
-    fetch: async (input: string | URL | Request, init?: RequestInit) => {
-      let requestInit = init;
-      if (options.auth === 'x-api-key') {
-        const headers = new Headers(init?.headers);
-        const authorization = headers.get('authorization');
-        headers.delete('authorization');
-        if (authorization) headers.set('x-api-key', authorization.replace(/^Bearer /, ''));
-        requestInit = { ...init, headers };
-      }
-      const body = typeof requestInit?.body === 'string' ? (JSON.parse(requestInit.body) as unknown) : undefined;
-      sent.push({ url: String(input instanceof Request ? input.url : input), headers: new Headers(requestInit?.headers), body });
-      const response = await fetch(input, requestInit);
-      responses.push(response.headers);
-      return response;
-    },
+  const { fetch, ...recorder } = recordAnswers('request-id', (input, init) => {
+    let requestInit = init;
+    if (options.auth === 'x-api-key') {
+      const headers = new Headers(init?.headers);
+      const authorization = headers.get('authorization');
+      headers.delete('authorization');
+      if (authorization) headers.set('x-api-key', authorization.replace(/^Bearer /, ''));
+      requestInit = { ...init, headers };
+    }
+    const body = typeof requestInit?.body === 'string' ? (JSON.parse(requestInit.body) as unknown) : undefined;
+    sent.push({ url: String(input instanceof Request ? input.url : input), headers: new Headers(requestInit?.headers), body });
+    return requestInit;
   });
-  const lastHeaders = (): Headers => {
-    const headers = responses.at(-1);
-    if (!headers) throw new Error('no answer yet');
-    return headers;
-  };
-  return {
-    client,
-    sent,
-    responses,
-    lastHeaders,
-    lastRequestId() {
-      const id = lastHeaders().get('request-id');
-      if (!id) throw new Error('the latest answer carried no request-id');
-      return id;
-    },
-  };
-}
-
-/** The rejection of a call that must fail. */
-export async function failureOf(call: Promise<unknown> | (() => Promise<unknown>)): Promise<unknown> {
-  try {
-    await (typeof call === 'function' ? call() : call);
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected the call to fail, it succeeded');
+  return { client: new Anthropic({ baseURL: gateway.url, apiKey: key, maxRetries: 0, fetch }), sent, ...recorder };
 }
 
 /**
@@ -187,44 +183,16 @@ export async function postRaw(
   return { status: response.status, headers: response.headers, text, json: () => JSON.parse(text) as Record<string, unknown> };
 }
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-/** The usage rows of an account, once billing has written what it queued. */
-export async function usageRowsOf(gateway: TestGateway, accountId: string): Promise<UsageRow[]> {
-  const { db, billing } = gateway.gateway.services;
-  await billing.flush();
-  return db.selectFrom('usage').selectAll().where('account_id', '=', accountId).orderBy('id').execute();
-}
-
-/** The usage row of a request; a stream's row is written when the pipeline sees the end, so this polls. */
-export async function usageRowOf(gateway: TestGateway, requestId: string, timeoutMs = 5_000): Promise<UsageRow> {
-  const { db, billing } = gateway.gateway.services;
-  const deadline = Date.now() + timeoutMs;
-  while (true) {
-    await billing.flush();
-    const row = await db.selectFrom('usage').selectAll().where('request_id', '=', requestId).executeTakeFirst();
-    if (row) return row;
-    if (Date.now() > deadline) throw new Error(`no usage row for request ${requestId} after ${timeoutMs} ms`);
-    await sleep(20);
-  }
-}
-
-/** Balance (regular + vault) and open holds of an account, in micro-credits. */
+/** Balance (regular + vault) and open holds of an account, in micro-credits, once billing wrote what it queued. */
 export async function balanceOf(gateway: TestGateway, accountId: string): Promise<{ total: number; held: number }> {
-  const { db, billing } = gateway.gateway.services;
-  await billing.flush();
-  const account = await db
-    .selectFrom('accounts')
-    .select(['current_credits', 'vault_credits', 'held'])
-    .where('id', '=', accountId)
-    .executeTakeFirstOrThrow();
-  return { total: Number(account.current_credits) + Number(account.vault_credits), held: Number(account.held) };
+  await flushAll(gateway);
+  const balances = await balancesOf(gateway, accountId);
+  return { total: balances.current + balances.vault, held: balances.held };
 }
 
 /** After everything settled: no hold left, and balance = initial − Σ usage costs. */
 export async function expectBalanceSettled(gateway: TestGateway, accountId: string, initialCredits = INITIAL_CREDITS): Promise<void> {
+  await flushAll(gateway);
   const rows = await usageRowsOf(gateway, accountId);
   const spent = rows.reduce((sum, row) => sum + Number(row.cost), 0);
   const balance = await balanceOf(gateway, accountId);

@@ -8,29 +8,27 @@
  */
 import Anthropic, { type APIError } from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestGateway, type TestGateway } from '../support/gateway.js';
-import { startAnthropicUpstream } from '../upstreams/anthropic-upstream.js';
-import { startOpenAIUpstream } from '../upstreams/openai-upstream.js';
+import type { TestGateway } from '../support/gateway.js';
 import type { UpstreamServer } from '../upstreams/upstream-server.js';
+import { failureOf, FAST_UPSTREAM } from '../support/e2e.js';
+import { usageRowOf } from '../support/usage.js';
 import {
   ANTHROPIC_SECRET,
-  FAST_UPSTREAM,
   KINDS,
   OPENAI_SECRET,
-  SECRET_ENV,
   createClient,
   expectAnthropicError,
   expectBalanceSettled,
-  failureOf,
-  messagesCatalog,
+  startMessagesWorld,
   postRaw,
-  usageRowOf,
+  type MessagesWorld,
   type RecordingClient,
 } from './messages-e2e.js';
 
 const PROMPT = 'hello from the errors suite';
 const RETRIES = FAST_UPSTREAM.maxRetries;
 
+let world: MessagesWorld;
 let gateway: TestGateway;
 let openaiUpstream: UpstreamServer;
 let anthropicUpstream: UpstreamServer;
@@ -40,13 +38,8 @@ let recording: RecordingClient;
 let client: Anthropic;
 
 beforeAll(async () => {
-  openaiUpstream = await startOpenAIUpstream({ expectedApiKey: OPENAI_SECRET });
-  anthropicUpstream = await startAnthropicUpstream({ expectedApiKey: ANTHROPIC_SECRET });
-  gateway = await startTestGateway({
-    env: SECRET_ENV,
-    config: { upstream: FAST_UPSTREAM },
-    catalog: messagesCatalog({ openai: openaiUpstream.url, anthropic: anthropicUpstream.url }),
-  });
+  world = await startMessagesWorld();
+  ({ gateway, openaiUpstream, anthropicUpstream } = world);
   const account = await gateway.createAccountWithKey();
   accountId = account.accountId;
   key = account.key;
@@ -55,9 +48,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await gateway?.close();
-  await openaiUpstream?.close();
-  await anthropicUpstream?.close();
+  await world?.close();
 });
 
 beforeEach(() => {

@@ -9,21 +9,18 @@
  */
 import type Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGateway, type TestGateway } from '../support/gateway.js';
-import { startAnthropicUpstream } from '../upstreams/anthropic-upstream.js';
-import { startOpenAIUpstream } from '../upstreams/openai-upstream.js';
-import { estimateTokens, type RecordedRequest, type UpstreamServer } from '../upstreams/upstream-server.js';
+import type { TestGateway } from '../support/gateway.js';
+import { estimateTokens, type UpstreamServer } from '../upstreams/upstream-server.js';
+import { usageRowOf } from '../support/usage.js';
 import {
   ANTHROPIC_SECRET,
-  FAST_UPSTREAM,
   KINDS,
   OPENAI_SECRET,
-  SECRET_ENV,
   createClient,
   expectBalanceSettled,
-  messagesCatalog,
-  usageRowOf,
+  startMessagesWorld,
   type Kind,
+  type MessagesWorld,
   type RecordingClient,
 } from './messages-e2e.js';
 
@@ -43,6 +40,7 @@ const TIME_TOOL = {
   input_schema: { type: 'object' as const, properties: { city: { type: 'string' }, format: { type: 'string', enum: ['12h', '24h'] } }, required: ['city'] },
 };
 
+let world: MessagesWorld;
 let gateway: TestGateway;
 let openaiUpstream: UpstreamServer;
 let anthropicUpstream: UpstreamServer;
@@ -51,13 +49,8 @@ let recording: RecordingClient;
 let client: Anthropic;
 
 beforeAll(async () => {
-  openaiUpstream = await startOpenAIUpstream({ expectedApiKey: OPENAI_SECRET, toolArguments: TOOL_ARGUMENTS });
-  anthropicUpstream = await startAnthropicUpstream({ expectedApiKey: ANTHROPIC_SECRET, toolArguments: TOOL_ARGUMENTS });
-  gateway = await startTestGateway({
-    env: SECRET_ENV,
-    config: { upstream: FAST_UPSTREAM },
-    catalog: messagesCatalog({ openai: openaiUpstream.url, anthropic: anthropicUpstream.url }),
-  });
+  world = await startMessagesWorld({ openai: { toolArguments: TOOL_ARGUMENTS }, anthropic: { toolArguments: TOOL_ARGUMENTS } });
+  ({ gateway, openaiUpstream, anthropicUpstream } = world);
   const account = await gateway.createAccountWithKey();
   accountId = account.accountId;
   recording = createClient(gateway, account.key);
@@ -65,24 +58,10 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await gateway?.close();
-  await openaiUpstream?.close();
-  await anthropicUpstream?.close();
+  await world?.close();
 });
 
-function upstreamOf(kind: Kind): UpstreamServer | undefined {
-  if (kind === 'anthropic') return anthropicUpstream;
-  if (kind === 'openai') return openaiUpstream;
-  return undefined;
-}
 
-/** The upstream requests a call made, by running it between two looks at the recordings. */
-async function upstreamRequestsDuring<T>(kind: Kind, call: () => Promise<T>): Promise<{ result: T; requests: RecordedRequest[] }> {
-  const upstream = upstreamOf(kind);
-  const before = upstream?.requests.length ?? 0;
-  const result = await call();
-  return { result, requests: upstream ? upstream.requests.slice(before) : [] };
-}
 
 function textOf(message: Anthropic.Message): string {
   return message.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
@@ -134,7 +113,7 @@ describe.each(KINDS)('messages on the $kind provider', ({ kind, model, upstreamM
   };
 
   it('messages.create answers with text, end_turn and usage', async () => {
-    const { result: message, requests } = await upstreamRequestsDuring(kind, () => client.messages.create(params));
+    const { result: message, requests } = await world.requestsDuring(kind, () => client.messages.create(params));
     expect(message.type).toBe('message');
     expect(message.role).toBe('assistant');
     expect(message.id).toMatch(/^msg_/);
@@ -288,7 +267,7 @@ describe.each(KINDS)('messages on the $kind provider', ({ kind, model, upstreamM
       { role: 'assistant', content: first.content },
       { role: 'user', content: [{ type: 'tool_result', tool_use_id: call.id, content: 'Sunny and 21 degrees' }] },
     ];
-    const { result: second, requests } = await upstreamRequestsDuring(kind, () =>
+    const { result: second, requests } = await world.requestsDuring(kind, () =>
       client.messages.create({ model, max_tokens: 512, tools, messages: history }),
     );
     expect(second.stop_reason).toBe('end_turn');

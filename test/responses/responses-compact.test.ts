@@ -11,16 +11,16 @@ import type { ResponseInputItem } from 'openai/resources/responses/responses';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMPACTION_SUMMARY_PREFIX, COMPACTION_SYSTEM_PROMPT } from '../../server/translate/responses/compact.js';
 import { UPSTREAM_CREATED, isRecord, type RecordedRequest, type UpstreamAnswer } from '../upstreams/upstream-server.js';
+import { failureOf } from '../support/e2e.js';
+import { usageRowOf } from '../support/usage.js';
 import {
   COMPACT_ENDPOINT,
   MODELS,
   bodyOf,
   createClient,
   expectApiError,
-  failureOf,
   postRaw,
   startResponsesWorld,
-  usageRowOf,
   watchRequests,
   type RecordingClient,
   type ResponsesWorld,

@@ -12,13 +12,12 @@
 import type OpenAI from 'openai';
 import type { ResponseFunctionToolCall } from 'openai/resources/responses/responses';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { failureOf, errorText } from '../support/e2e.js';
 import {
   MODELS,
   bodyOf,
   createClient,
-  errorText,
   expectApiError,
-  failureOf,
   startResponsesWorld,
   watchRequests,
   type ResponsesWorld,

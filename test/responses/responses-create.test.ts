@@ -9,6 +9,7 @@
 import type OpenAI from 'openai';
 import type { ResponseStreamEvent } from 'openai/resources/responses/responses';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { usageRowOf } from '../support/usage.js';
 import {
   MODELS,
   RESPONSES_ENDPOINT,
@@ -19,7 +20,6 @@ import {
   postRaw,
   startResponsesWorld,
   watchRequests,
-  usageRowOf,
   type RecordingClient,
   type ResponsesWorld,
 } from './responses-e2e.js';

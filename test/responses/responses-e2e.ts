@@ -2,18 +2,17 @@
  * Helpers of the `/v1/responses` end-to-end suites: one catalog with a model
  * per provider kind (an OpenAI-format upstream that speaks Responses, an
  * Anthropic-format upstream, the built-in mock), an official `openai` client
- * that records the gateway's answer headers, readers of raw named-event
- * streams and of the usage rows billing wrote.
+ * that records the gateway's answer headers, and readers of raw named-event
+ * streams.
  */
 import OpenAI, { APIError } from 'openai';
 import type { ResponseStreamEvent } from 'openai/resources/responses/responses';
 import { expect } from 'vitest';
-import type { UsageRow } from '../../db/schema.js';
 import type { CatalogFile, ModelEntry } from '../../server/catalog/catalog.schema.js';
-import type { GatewayConfig } from '../../server/config.js';
-import { startTestGateway, type TestGateway } from '../support/gateway.js';
-import { startAnthropicUpstream, type AnthropicUpstreamOptions } from '../upstreams/anthropic-upstream.js';
-import { startOpenAIUpstream, type OpenAIUpstreamOptions } from '../upstreams/openai-upstream.js';
+import { FAST_UPSTREAM, recordAnswers, startUpstreamWorld, type AnswerRecorder, type UpstreamWorld } from '../support/e2e.js';
+import type { TestGateway } from '../support/gateway.js';
+import type { AnthropicUpstreamOptions } from '../upstreams/anthropic-upstream.js';
+import type { OpenAIUpstreamOptions } from '../upstreams/openai-upstream.js';
 import type { RecordedRequest, UpstreamServer } from '../upstreams/upstream-server.js';
 
 export const RESPONSES_ENDPOINT = '/v1/responses';
@@ -26,14 +25,8 @@ export const ANTHROPIC_SECRET = 'sk-ant-upstream-responses-SECRET';
 /** Credits per million tokens: every request costs a few micro-credits. */
 export const PRICING = { input: 1, output: 2 };
 
-/** Small timeouts and no retries, so that faults resolve at once. */
-const FAST_UPSTREAM: GatewayConfig['upstream'] = {
-  connectTimeoutMs: 2_000,
-  firstByteTimeoutMs: 5_000,
-  idleTimeoutMs: 5_000,
-  maxRetries: 0,
-  retryBaseDelayMs: 1,
-};
+/** The suites' small timeouts, and no retries, so that faults resolve at once. */
+const FAST_UPSTREAM_NO_RETRIES = { ...FAST_UPSTREAM, maxRetries: 0 };
 
 /** Model ids of the suite's catalog. */
 export const MODELS = {
@@ -68,83 +61,27 @@ export function responsesCatalog(openaiUrl: string, anthropicUrl: string): Catal
   };
 }
 
-export interface ResponsesWorld {
-  gateway: TestGateway;
-  openaiUpstream: UpstreamServer;
-  anthropicUpstream: UpstreamServer;
-  close(): Promise<void>;
-}
+export type ResponsesWorld = UpstreamWorld;
 
 /** Both upstream test servers and a gateway whose catalog points at them. */
-export async function startResponsesWorld(
-  options: { openai?: OpenAIUpstreamOptions; anthropic?: AnthropicUpstreamOptions } = {},
-): Promise<ResponsesWorld> {
-  const openaiUpstream = await startOpenAIUpstream({ expectedApiKey: OPENAI_SECRET, ...options.openai });
-  const anthropicUpstream = await startAnthropicUpstream({ expectedApiKey: ANTHROPIC_SECRET, ...options.anthropic });
-  const gateway = await startTestGateway({
+export function startResponsesWorld(options: { openai?: OpenAIUpstreamOptions; anthropic?: AnthropicUpstreamOptions } = {}): Promise<ResponsesWorld> {
+  return startUpstreamWorld({
+    openai: { expectedApiKey: OPENAI_SECRET, ...options.openai },
+    anthropic: { expectedApiKey: ANTHROPIC_SECRET, ...options.anthropic },
     env: { UMG_RESP_OPENAI_KEY: OPENAI_SECRET, UMG_RESP_ANTHROPIC_KEY: ANTHROPIC_SECRET },
-    config: { upstream: FAST_UPSTREAM },
-    catalog: responsesCatalog(openaiUpstream.url, anthropicUpstream.url),
+    upstream: FAST_UPSTREAM_NO_RETRIES,
+    catalog: (urls) => responsesCatalog(urls.openai, urls.anthropic),
   });
-  return {
-    gateway,
-    openaiUpstream,
-    anthropicUpstream,
-    async close() {
-      await gateway.close();
-      await openaiUpstream.close();
-      await anthropicUpstream.close();
-    },
-  };
 }
 
 /** An official client on the gateway that keeps the headers of every answer it got. */
-export interface RecordingClient {
+export interface RecordingClient extends Omit<AnswerRecorder, 'fetch'> {
   client: OpenAI;
-  /** Answer headers in arrival order (errors included). */
-  answers: Headers[];
-  lastHeaders(): Headers;
-  lastRequestId(): string;
 }
 
 export function createClient(gateway: TestGateway, key: string, defaultHeaders?: Record<string, string>): RecordingClient {
-  const answers: Headers[] = [];
-  const client = new OpenAI({
-    baseURL: `${gateway.url}/v1`,
-    apiKey: key,
-    maxRetries: 0,
-    defaultHeaders,
-    fetch: async (input, init) => {
-      const response = await fetch(input, init);
-      answers.push(response.headers);
-      return response;
-    },
-  });
-  const lastHeaders = (): Headers => {
-    const headers = answers.at(-1);
-    if (!headers) throw new Error('no answer yet');
-    return headers;
-  };
-  return {
-    client,
-    answers,
-    lastHeaders,
-    lastRequestId() {
-      const id = lastHeaders().get('x-request-id');
-      if (!id) throw new Error('the last answer carried no x-request-id');
-      return id;
-    },
-  };
-}
-
-/** The rejection of a call that must fail. */
-export async function failureOf(call: Promise<unknown> | (() => Promise<unknown>)): Promise<unknown> {
-  try {
-    await (typeof call === 'function' ? call() : call);
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected the call to fail, it succeeded');
+  const { fetch, ...recorder } = recordAnswers('x-request-id');
+  return { client: new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: key, maxRetries: 0, defaultHeaders, fetch }), ...recorder };
 }
 
 /** Asserts an SDK APIError with the gateway's status, code and (when given) param. */
@@ -224,33 +161,10 @@ export function parseFrames(text: string): RawFrame[] {
     });
 }
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-/** The usage row of a request, once billing has written it (a stream's row comes when it ends). */
-export async function usageRowOf(gateway: TestGateway, requestId: string, timeoutMs = 5_000): Promise<UsageRow> {
-  const { db, billing } = gateway.gateway.services;
-  const deadline = Date.now() + timeoutMs;
-  while (true) {
-    await billing.flush();
-    const row = await db.selectFrom('usage').selectAll().where('request_id', '=', requestId).executeTakeFirst();
-    if (row) return row;
-    if (Date.now() > deadline) throw new Error(`no usage row for request ${requestId} after ${timeoutMs} ms`);
-    await sleep(20);
-  }
-}
-
 /** The body the upstream received (parsed JSON). */
 export function bodyOf(request: { body: unknown } | undefined): Record<string, unknown> {
   expect(request, 'the upstream received no request').toBeDefined();
   return request!.body as Record<string, unknown>;
-}
-
-/** Everything a client could read of an error: message and body. */
-export function errorText(error: unknown): string {
-  const apiError = error as { message?: string; error?: unknown };
-  return `${apiError.message ?? String(error)} ${JSON.stringify(apiError.error ?? null)}`;
 }
 
 /**

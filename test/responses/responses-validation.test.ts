@@ -11,6 +11,8 @@
 import OpenAI from 'openai';
 import type { ResponseCreateParamsNonStreaming, ResponseStreamEvent } from 'openai/resources/responses/responses';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { failureOf } from '../support/e2e.js';
+import { usageRowOf } from '../support/usage.js';
 import {
   MODELS,
   RESPONSES_ENDPOINT,
@@ -18,10 +20,8 @@ import {
   collectEvents,
   createClient,
   expectApiError,
-  failureOf,
   postRaw,
   startResponsesWorld,
-  usageRowOf,
   watchRequests,
   type RecordingClient,
   type ResponsesWorld,

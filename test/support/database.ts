@@ -19,7 +19,13 @@ export interface TestDatabase {
 export async function createTestDatabase(serverUrl = postgresServerUrl()): Promise<TestDatabase> {
   const name = `umg_test_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
   const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
+  try {
+    await admin.connect();
+  } catch (error) {
+    // Not skipped, here or under CI: the suites that ask for a database are about PostgreSQL.
+    const { hostname, port } = new URL(serverUrl);
+    throw new Error(`PostgreSQL is not reachable at ${hostname || 'localhost'}:${port || 5432} (TEST_POSTGRES_URL, DATABASE_URL, or the machine's server; .ci/run starts one)`, { cause: error });
+  }
   await admin.query(`CREATE DATABASE ${name}`);
   await admin.end();
   const url = new URL(serverUrl);

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { inject } from 'vitest';
 import { createAccount, createKey, updateAccount } from '../../server/accounts/accounts.service.js';
 import type { CatalogFile } from '../../server/catalog/catalog.schema.js';
 import { readConfig, type GatewayConfig } from '../../server/config.js';
@@ -12,9 +13,14 @@ import { migrateToLatest, openDatabase } from '../../db/client.js';
 
 let snapshot: Promise<Blob> | undefined;
 
-/** A migrated, empty in-memory PGlite cluster, made once per test process and copied by every gateway. */
+/**
+ * A migrated, empty in-memory PGlite cluster that every gateway copies: the
+ * run's (pglite-snapshot.setup.ts), or else made once per test process.
+ */
 function migratedPGliteSnapshot(): Promise<Blob> {
   snapshot ??= (async () => {
+    const file = inject('pgliteSnapshotFile');
+    if (file) return new Blob([readFileSync(file)]);
     const database = await openDatabase({ dataDir: 'memory://' });
     await migrateToLatest(database.db);
     const dump = await database.dump!();

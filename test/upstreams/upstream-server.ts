@@ -197,9 +197,9 @@ export interface UpstreamServer {
   script(...steps: ScriptStep[]): void;
   /** Clears the recordings, the script and the sequence counter. */
   reset(): void;
-  /** Resolves once `count` requests were recorded (rejects after `timeoutMs`). */
+  /** Resolves once `count` requests were recorded (rejects after `timeoutMs`, 10 s unless told: a budget for a busy machine). */
   waitForRequests(count: number, timeoutMs?: number): Promise<RecordedRequest[]>;
-  /** Resolves once `count` aborts were seen (rejects after `timeoutMs`). */
+  /** Resolves once `count` aborts were seen (rejects after `timeoutMs`, 10 s unless told). */
   waitForAborted(count?: number, timeoutMs?: number): Promise<RecordedRequest[]>;
   /** Destroys open sockets, clears timers and stops listening. Idempotent. */
   close(): Promise<void>;
@@ -322,6 +322,12 @@ interface Exchange {
   /** Set when this server destroyed the socket on purpose (not a client abort). */
   destroyedByServer: boolean;
 }
+
+/**
+ * Default deadline of waitForRequests/waitForAborted. What they wait for takes
+ * milliseconds on an idle machine; the deadline only bounds a failure.
+ */
+const WAIT_BUDGET_MS = 10_000;
 
 const MALFORMED_JSON_BODY = '{"id":"broken","object":"chat.completion","choices":[{"index":0,"message":{"role":';
 
@@ -642,10 +648,10 @@ export async function startUpstreamServer(
       queue = [];
       sequence = 0;
     },
-    waitForRequests(count: number, timeoutMs = 2_000) {
+    waitForRequests(count: number, timeoutMs = WAIT_BUDGET_MS) {
       return waitFor(() => (requests.length >= count ? requests : undefined), timeoutMs, `${count} request(s)`);
     },
-    waitForAborted(count = 1, timeoutMs = 2_000) {
+    waitForAborted(count = 1, timeoutMs = WAIT_BUDGET_MS) {
       return waitFor(() => (aborted.length >= count ? aborted : undefined), timeoutMs, `${count} aborted request(s)`);
     },
     close() {
