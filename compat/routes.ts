@@ -1,45 +1,10 @@
-import type { AppCaller } from '../routers/_app.js';
-import { jsonAnswer, type Answer } from '../server/answers.js';
-import type { ErrorFamily } from './error-body.js';
-import type { MultipartBody, MultipartSpec } from './read-multipart.js';
+import { jsonAnswer } from '../server/answers.js';
+import { checkedByProcedure, type CompatRoute } from './route.js';
 
-export interface RouteInput {
-  /** The JSON object body (`{}` for routes without one). */
-  body: Record<string, unknown>;
-  params: Record<string, string>;
-  query: Record<string, string>;
-  /** The form of a multipart route (text fields, and files already on disk). */
-  form: MultipartBody;
-}
+export type { CompatRoute, RouteInput } from './route.js';
 
-/** One public route: where it lives, what it reads, which procedure serves it, how its errors look. */
-export interface CompatRoute {
-  method: 'GET' | 'POST' | 'DELETE';
-  path: string;
-  /** The error shape of the route (GAPS.md: the messages family answers in Anthropic's). */
-  family: ErrorFamily;
-  body: 'json' | 'multipart' | 'none';
-  /** The files a multipart route accepts, with their bounds. */
-  multipart?: MultipartSpec;
-  /** `key`: the API key, account and rate limit are checked from the headers before the body is read. */
-  auth: 'key' | 'none';
-  /** The answer can be server-sent events (by the request's `stream` flag), for the OpenAPI document. */
-  streams?: true;
-  summary: string;
-  invoke(caller: AppCaller, input: RouteInput): Promise<Answer>;
-}
-
-/**
- * A request body or query as the procedure's input. The procedure's own zod
- * schema checks it before anything else runs; compat only claims its type,
- * here and nowhere else.
- */
-function checkedByProcedure<Input>(value: Record<string, unknown>): Input {
-  return value as Input;
-}
-
-/** The public REST surface. Every row calls a tRPC procedure through the in-process caller. */
-export const ROUTES: CompatRoute[] = [
+/** The chat-family and account routes. */
+const CORE_ROUTES: CompatRoute[] = [
   {
     method: 'GET',
     path: '/v1/models',
@@ -143,3 +108,6 @@ export const ROUTES: CompatRoute[] = [
     invoke: async (caller, input) => jsonAnswer(await caller.account.usage(checkedByProcedure(input.query))),
   },
 ];
+
+/** The public REST surface. Every row calls a tRPC procedure through the in-process caller; each family's rows live in its own file. */
+export const ROUTES: CompatRoute[] = [...CORE_ROUTES];

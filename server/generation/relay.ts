@@ -179,35 +179,42 @@ export function nativeSource<Event>(options: NativeSourceOptions<Event>) {
       const redacted = kept.map((frame) => ({ event: frame.event, data: redactText(frame.data, secrets) }));
       return new RawPart<Event>(Buffer.from(redacted.map((frame) => formatSseFrame(frame.data, frame.event)).join('')), redacted);
     };
-    /** Feeds frames to the decoder; the index of the first that is, or reports, a failure. */
-    const decode = (frames: readonly SseEvent[]): { index: number; error: GatewayError } | undefined => {
+    /**
+     * Feeds frames to the decoder; the first that is, or reports, a failure.
+     * `own`: the provider's error event in the client's own format (the
+     * decoder read it as one), which is relayed — redacted — so the client
+     * sees the provider's error type; any other error-shaped frame is
+     * replaced by the gateway's own error.
+     */
+    const decode = (frames: readonly SseEvent[]): { index: number; error: GatewayError; own: boolean } | undefined => {
       for (let index = 0; index < frames.length; index++) {
         const frame = frames[index]!;
         let decoded: CanonicalStreamEvent[];
         try {
           decoded = decoder.push(frame);
         } catch (error) {
-          return { index, error: toStreamFailure(error, options.provider) };
+          return { index, error: toStreamFailure(error, options.provider), own: false };
         }
         for (const event of decoded) {
           state.tracker.observe(event);
-          if (event.type === 'error') return { index, error: new GatewayError('UPSTREAM_ERROR', event.message) };
+          if (event.type === 'error') return { index, error: new GatewayError('UPSTREAM_ERROR', event.message), own: isErrorFrame(frame) };
         }
-        if (isErrorFrame(frame)) return { index, error: new GatewayError('UPSTREAM_ERROR', 'The provider reported an error during the answer.') };
+        if (isErrorFrame(frame)) return { index, error: new GatewayError('UPSTREAM_ERROR', 'The provider reported an error during the answer.'), own: false };
       }
       return undefined;
     };
-    const failWith = (frames: readonly SseEvent[], failure: { index: number; error: GatewayError }): StreamPart<Event>[] => {
+    const failWith = (frames: readonly SseEvent[], failure: { index: number; error: GatewayError; own: boolean }): StreamPart<Event>[] => {
       state.failed = redactError(failure.error, secrets);
       const before = reframe(frames.slice(0, failure.index));
-      return [...(before ? [before] : []), eventPart(options.fail(state.failed))];
+      const closing = failure.own ? reframe([frames[failure.index]!]) : eventPart(options.fail(state.failed));
+      return [...(before ? [before] : []), ...(closing ? [closing] : [])];
     };
     for await (const chunk of response.body) {
       const frames = parser.push(chunk);
       const failure = decode(frames);
       if (failure) {
         // The frames of `pending` not yet sent come first.
-        yield* failWith([...pendingFrames, ...frames], { index: failure.index + pendingFrames.length, error: failure.error });
+        yield* failWith([...pendingFrames, ...frames], { ...failure, index: failure.index + pendingFrames.length });
         return;
       }
       if (filter) {
@@ -235,7 +242,7 @@ export function nativeSource<Event>(options: NativeSourceOptions<Event>) {
     const failure = decode(tail);
     if (!failure) for (const event of decoder.end()) state.tracker.observe(event);
     if (failure) {
-      yield* failWith([...pendingFrames, ...tail], { index: failure.index + pendingFrames.length, error: failure.error });
+      yield* failWith([...pendingFrames, ...tail], { ...failure, index: failure.index + pendingFrames.length });
     } else if (state.tracker.finishReason === 'error') {
       const part = reframe([...pendingFrames, ...tail]);
       if (part) yield part;

@@ -36,6 +36,10 @@ export interface RecordedRequest {
   body: unknown;
   /** The body exactly as received (UTF-8). */
   rawBody: string;
+  /** The body's bytes (multipart uploads, binary bodies). */
+  rawBytes: Buffer;
+  /** Values of `:name` segments when a custom route's key has them (`GET /v1/videos/:id`). */
+  params: Record<string, string>;
   /** The script step that answered this request, if any. */
   step: ScriptStep | undefined;
 }
@@ -161,6 +165,7 @@ export type ScriptStep =
 /** What a handler decided to send; the machinery writes it (or a fault derived from it). */
 export type UpstreamAnswer =
   | { kind: 'json'; status: number; body: unknown; headers?: Record<string, string> }
+  | { kind: 'bytes'; status?: number; contentType: string; body: Buffer; headers?: Record<string, string> }
   | { kind: 'sse'; status?: number; frames: string[]; headers?: Record<string, string> };
 
 /** A custom endpoint, keyed `"POST /v1/embeddings"` in `routes`. */
@@ -177,7 +182,7 @@ export interface UpstreamServerOptions {
   toolArguments?: Record<string, unknown>;
   /** Ids listed by `GET /v1/models`. */
   models?: string[];
-  /** Extra endpoints, keyed `"<METHOD> <path>"`; they take precedence over the defaults. */
+  /** Extra endpoints, keyed `"<METHOD> <path>"` (`:name` segments match one path segment); they take precedence over the defaults. */
   routes?: Record<string, UpstreamRouteHandler>;
 }
 
@@ -376,6 +381,8 @@ export async function startUpstreamServer(
       headers: flattenHeaders(request.headers),
       body: undefined,
       rawBody: '',
+      rawBytes: Buffer.alloc(0),
+      params: {},
       step: undefined,
     };
     const controller = new AbortController();
@@ -392,10 +399,11 @@ export async function startUpstreamServer(
       controller.abort();
     });
 
-    const rawBody = await readBody(request, controller.signal);
-    if (rawBody === undefined) return;
-    record.rawBody = rawBody;
-    record.body = parseJson(rawBody);
+    const rawBytes = await readBody(request, controller.signal);
+    if (rawBytes === undefined) return;
+    record.rawBytes = rawBytes;
+    record.rawBody = rawBytes.toString('utf8');
+    record.body = parseJson(record.rawBody);
     requests.push(record);
     notify();
 
@@ -422,8 +430,25 @@ export async function startUpstreamServer(
   }
 
   function defaultAnswer(record: RecordedRequest): UpstreamAnswer {
-    const custom = routes[`${record.method} ${record.path}`];
+    const custom = routes[`${record.method} ${record.path}`] ?? matchRoute(record);
     return custom ? custom(record) : dialect.answer(record);
+  }
+
+  /** A custom route whose key has `:name` segments, with the values put in `record.params`. */
+  function matchRoute(record: RecordedRequest): UpstreamRouteHandler | undefined {
+    const segments = record.path.split('/');
+    for (const [key, handler] of Object.entries(routes)) {
+      const [method, pattern] = key.split(' ');
+      if (method !== record.method || !pattern?.includes(':')) continue;
+      const parts = pattern.split('/');
+      if (parts.length !== segments.length) continue;
+      const params: Record<string, string> = {};
+      if (parts.every((part, index) => (part.startsWith(':') ? ((params[part.slice(1)] = decodeURIComponent(segments[index]!)), true) : part === segments[index]))) {
+        record.params = params;
+        return handler;
+      }
+    }
+    return undefined;
   }
 
   async function perform(exchange: Exchange, step: ScriptStep | undefined): Promise<void> {
@@ -453,6 +478,9 @@ export async function startUpstreamServer(
           const text = JSON.stringify(answer.body);
           writeHead(exchange, answer.status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) }, answer.headers);
           await writeChunk(exchange, text.slice(0, Math.floor(text.length / 2)));
+        } else if (answer.kind === 'bytes') {
+          writeHead(exchange, answer.status ?? 200, { 'content-type': answer.contentType, 'content-length': String(answer.body.length) }, answer.headers);
+          await writeChunk(exchange, answer.body.subarray(0, Math.floor(answer.body.length / 2)));
         } else {
           startStream(exchange, answer);
           await writeFrames(exchange, answer.frames.slice(0, cappedCount(step.afterChunks, answer.frames)));
@@ -465,7 +493,7 @@ export async function startUpstreamServer(
         return;
       case 'malformed-sse': {
         const answer = defaultAnswer(record);
-        if (answer.kind === 'json') {
+        if (answer.kind !== 'sse') {
           sendBody(exchange, 200, MALFORMED_JSON_BODY, { 'content-type': 'application/json' });
           return;
         }
@@ -487,6 +515,14 @@ export async function startUpstreamServer(
           }
           return;
         }
+        if (answer.kind === 'bytes') {
+          writeHead(exchange, answer.status ?? 200, { 'content-type': answer.contentType, 'content-length': String(answer.body.length) }, answer.headers);
+          exchange.response.flushHeaders();
+          if (await sleep(step.ms, signal)) {
+            if (await writeChunk(exchange, answer.body)) endResponse(exchange);
+          }
+          return;
+        }
         startStream(exchange, answer);
         const count = cappedCount(step.afterChunks, answer.frames);
         if (!(await writeFrames(exchange, answer.frames.slice(0, count)))) return;
@@ -497,7 +533,7 @@ export async function startUpstreamServer(
       }
       case 'slow-stream': {
         const answer = defaultAnswer(record);
-        if (answer.kind === 'json') {
+        if (answer.kind !== 'sse') {
           if (await sleep(step.chunkDelayMs, signal)) await sendAnswer(exchange, answer);
           return;
         }
@@ -515,7 +551,7 @@ export async function startUpstreamServer(
       case 'error-event': {
         const answer = defaultAnswer(record);
         const details: UpstreamErrorDetails = { message: step.message ?? 'Upstream test server error', errorType: step.errorType };
-        if (answer.kind === 'json') {
+        if (answer.kind !== 'sse') {
           sendBody(exchange, 500, dialect.errorBody(500, details, record));
           return;
         }
@@ -556,6 +592,12 @@ export async function startUpstreamServer(
       sendBody(exchange, answer.status, answer.body, answer.headers);
       return;
     }
+    if (answer.kind === 'bytes') {
+      if (exchange.response.destroyed) return;
+      writeHead(exchange, answer.status ?? 200, { 'content-type': answer.contentType, 'content-length': String(answer.body.length) }, answer.headers);
+      exchange.response.end(answer.body);
+      return;
+    }
     startStream(exchange, answer);
     if (await writeFrames(exchange, answer.frames)) endResponse(exchange);
   }
@@ -575,7 +617,7 @@ export async function startUpstreamServer(
   }
 
   /** Resolves once the chunk is handed to the socket; false if the client is gone. */
-  function writeChunk(exchange: Exchange, chunk: string): Promise<boolean> {
+  function writeChunk(exchange: Exchange, chunk: string | Buffer): Promise<boolean> {
     const { response, signal } = exchange;
     if (signal.aborted || response.destroyed || response.writableEnded) return Promise.resolve(false);
     return new Promise((resolve) => {
@@ -696,7 +738,7 @@ export function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
   });
 }
 
-function readBody(request: IncomingMessage, signal: AbortSignal): Promise<string | undefined> {
+function readBody(request: IncomingMessage, signal: AbortSignal): Promise<Buffer | undefined> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     const onAbort = (): void => resolve(undefined);
@@ -704,7 +746,7 @@ function readBody(request: IncomingMessage, signal: AbortSignal): Promise<string
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
       signal.removeEventListener('abort', onAbort);
-      resolve(Buffer.concat(chunks).toString('utf8'));
+      resolve(Buffer.concat(chunks));
     });
     request.on('error', () => {
       signal.removeEventListener('abort', onAbort);
