@@ -14,13 +14,16 @@ import { isDatabaseReady } from '../db/client.js';
 import { authorizeRequest } from '../server/auth/authorize.js';
 import { renderError, type ErrorFamily } from './error-body.js';
 import { buildOpenApiDocument } from './openapi.js';
-import { readJsonBody } from './read-body.js';
+import { readJsonBody, type BodyLimits } from './read-body.js';
+import { BodyBudget } from './body-budget.js';
 import { ROUTES } from './routes.js';
 import { writeAnswer } from './write-answer.js';
 import { readMultipart, type MultipartBody } from './read-multipart.js';
 
 const EMPTY_FORM: MultipartBody = Object.freeze({ fields: {}, files: {} }) as MultipartBody;
 
+/** The most procedure calls one `/trpc` batch request may carry. */
+const TRPC_MAX_BATCH = 10;
 const FORWARDED_HEADERS = ['anthropic-version', 'anthropic-beta', 'x-gateway-strict', 'openai-organization', 'openai-project'];
 /** The error shape of a request no route matched (a route sets its own family). */
 function familyOfPath(path: string): ErrorFamily {
@@ -43,6 +46,13 @@ export function createApp(services: Services, state: AppState = { inFlight: 0, d
   const app = new Koa({ proxy: false });
   const trusted = services.config.trustedProxies.length ? new IpAllowlist(services.config.trustedProxies) : null;
   const openApiJson = JSON.stringify(buildOpenApiDocument());
+  const { limits } = services.config;
+  const bodyLimits: BodyLimits = {
+    maxBytes: services.config.bodyLimitBytes,
+    idleTimeoutMs: limits.bodyIdleTimeoutMs,
+    maxDepth: limits.maxJsonDepth,
+    budget: new BodyBudget(limits.bodyBudgetBytes),
+  };
 
   function buildContext(ctx: Koa.Context, requestId: string, signal: AbortSignal, extra: { canStream: boolean; auth?: Context['auth'] }): Context {
     const req = ctx.req;
@@ -129,6 +139,8 @@ export function createApp(services: Services, state: AppState = { inFlight: 0, d
       // Plain HTTP cannot carry a stream: generation procedures answer JSON only here.
       createContext: () => buildContext(ctx, ctx.state.requestId as string, controller.signal, { canStream: false }),
       maxBodySize: services.config.bodyLimitBytes,
+      // A batch is as many calls as a client may make in one request, no more.
+      maxBatchSize: TRPC_MAX_BATCH,
     });
   });
 
@@ -141,7 +153,12 @@ export function createApp(services: Services, state: AppState = { inFlight: 0, d
       });
       // What the headers can tell is checked before a byte of the body is read.
       const auth = route.auth === 'key' ? await authorizeRequest(services, credentialsOf(ctx), clientAddressOf(ctx)) : undefined;
-      const body = route.body === 'json' ? (await readJsonBody(ctx.req, services.config.bodyLimitBytes)).value : {};
+      let body: Record<string, unknown> = {};
+      if (route.body === 'json') {
+        const read = await readJsonBody(ctx.req, bodyLimits);
+        body = read.value;
+        ctx.res.once('close', read.release);
+      }
       const form = route.body === 'multipart' ? await readMultipart(ctx.req, route.multipart!, services.uploads, services.config.uploadLimitBytes) : EMPTY_FORM;
       // Uploads live as long as their request.
       if (form !== EMPTY_FORM) ctx.res.once('close', () => void services.uploads.release(Object.values(form.files).flat().map((file) => file.id)));

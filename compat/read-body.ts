@@ -1,39 +1,76 @@
 import type { IncomingMessage } from 'node:http';
 import { GatewayError } from '../server/errors.js';
+import type { BodyBudget } from './body-budget.js';
 
-/** Reads a request body up to `limit` bytes (413 PAYLOAD_TOO_LARGE past it). Events, not an async iterator: cheaper per request. */
-export function readRawBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+export interface BodyLimits {
+  /** Largest body (413 past it). */
+  maxBytes: number;
+  /** Longest pause between two pieces of the body (408 past it). */
+  idleTimeoutMs: number;
+  /** Deepest JSON nesting (400 past it). */
+  maxDepth: number;
+  /** The instance-wide budget of bodies in memory; the bytes are given back by `release`. */
+  budget: BodyBudget;
+}
+
+export interface ReadBody {
+  raw: Buffer;
+  /** Gives the body's bytes back to the budget (when the request ends). */
+  release(): void;
+}
+
+/**
+ * Reads a request body up to `maxBytes` (413 past it, at once when
+ * Content-Length says so), reserving its bytes in the instance budget as
+ * they arrive (503 when it is spent), and giving up on a body that pauses
+ * longer than `idleTimeoutMs` (408). Events, not an async iterator: cheaper per request.
+ */
+export function readRawBody(req: IncomingMessage, limits: Omit<BodyLimits, 'maxDepth'>): Promise<ReadBody> {
+  const { maxBytes, budget } = limits;
   const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) {
+  if (Number.isFinite(declared) && declared > maxBytes) {
     req.resume();
-    return Promise.reject(new GatewayError('PAYLOAD_TOO_LARGE', `The request body is larger than ${limit} bytes.`));
+    return Promise.reject(new GatewayError('PAYLOAD_TOO_LARGE', `The request body is larger than ${maxBytes} bytes.`));
   }
-  return new Promise<Buffer>((resolve, reject) => {
+  return new Promise<ReadBody>((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     let done = false;
+    let timer: NodeJS.Timeout | undefined;
+    const release = () => budget.give(size);
     const finish = (error?: Error) => {
       if (done) return;
       done = true;
+      clearTimeout(timer);
       req.off('data', onData);
       req.off('end', onEnd);
       req.off('error', onError);
       req.off('close', onClose);
       if (error) {
+        release();
+        // The rest is read and dropped, so the client sees the answer.
         req.resume();
         reject(error);
       } else {
-        resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+        resolve({ raw: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size), release });
       }
     };
+    const arm = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => finish(new GatewayError('REQUEST_TIMEOUT', `The request body stalled for more than ${limits.idleTimeoutMs} ms.`)), limits.idleTimeoutMs);
+      timer.unref();
+    };
     const onData = (chunk: Buffer) => {
+      if (size + chunk.length > maxBytes) return finish(new GatewayError('PAYLOAD_TOO_LARGE', `The request body is larger than ${maxBytes} bytes.`));
+      if (!budget.take(chunk.length)) return finish(new GatewayError('SERVICE_UNAVAILABLE', 'The gateway is reading too many request bodies; retry shortly.', { retryAfter: 1 }));
       size += chunk.length;
-      if (size > limit) finish(new GatewayError('PAYLOAD_TOO_LARGE', `The request body is larger than ${limit} bytes.`));
-      else chunks.push(chunk);
+      chunks.push(chunk);
+      arm();
     };
     const onEnd = () => finish();
     const onError = (error: Error) => finish(error);
     const onClose = () => finish(new GatewayError('INVALID_REQUEST', 'The client closed the connection before the body was read.'));
+    arm();
     req.on('data', onData);
     req.on('end', onEnd);
     req.on('error', onError);
@@ -47,22 +84,43 @@ function isJsonContentType(contentType: string | undefined): boolean {
   return mediaType === 'application/json' || mediaType.endsWith('+json');
 }
 
-/** A JSON object body: 415 for another content type, 400 for broken or non-object JSON. */
-export async function readJsonBody(req: IncomingMessage, limit: number): Promise<{ value: Record<string, unknown>; raw: Buffer }> {
+/** Whether a parsed JSON value nests deeper than `maxDepth` (walked without recursion). */
+export function nestsDeeperThan(value: unknown, maxDepth: number): boolean {
+  const stack: Array<{ value: unknown; depth: number }> = [{ value, depth: 1 }];
+  while (stack.length > 0) {
+    const { value: current, depth } = stack.pop()!;
+    if (typeof current !== 'object' || current === null) continue;
+    if (depth > maxDepth) return true;
+    const children = Array.isArray(current) ? current : Object.values(current);
+    for (const child of children) if (typeof child === 'object' && child !== null) stack.push({ value: child, depth: depth + 1 });
+  }
+  return false;
+}
+
+/** A JSON object body: 415 for another content type, 400 for broken, non-object or too deeply nested JSON. */
+export async function readJsonBody(req: IncomingMessage, limits: BodyLimits): Promise<{ value: Record<string, unknown>; release(): void }> {
   if (!isJsonContentType(req.headers['content-type'])) {
     req.resume();
     throw new GatewayError('UNSUPPORTED_MEDIA_TYPE', `Expected an application/json body, got "${req.headers['content-type']}".`);
   }
-  const raw = await readRawBody(req, limit);
-  if (raw.length === 0) throw new GatewayError('INVALID_REQUEST', 'The request body is empty; a JSON object is required.');
-  let value: unknown;
+  const { raw, release } = await readRawBody(req, limits);
   try {
-    value = JSON.parse(raw.toString('utf8'));
+    if (raw.length === 0) throw new GatewayError('INVALID_REQUEST', 'The request body is empty; a JSON object is required.');
+    let value: unknown;
+    try {
+      value = JSON.parse(raw.toString('utf8'));
+    } catch (error) {
+      throw new GatewayError('INVALID_REQUEST', `The request body is not valid JSON: ${(error as Error).message}`);
+    }
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      throw new GatewayError('INVALID_REQUEST', 'The request body must be a JSON object.');
+    }
+    if (nestsDeeperThan(value, limits.maxDepth)) {
+      throw new GatewayError('INVALID_REQUEST', `The request body nests deeper than ${limits.maxDepth} levels.`);
+    }
+    return { value: value as Record<string, unknown>, release };
   } catch (error) {
-    throw new GatewayError('INVALID_REQUEST', `The request body is not valid JSON: ${(error as Error).message}`);
+    release();
+    throw error;
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new GatewayError('INVALID_REQUEST', 'The request body must be a JSON object.');
-  }
-  return { value: value as Record<string, unknown>, raw };
 }

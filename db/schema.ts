@@ -157,7 +157,8 @@ export interface StoredResponsesTable {
   id: string;
   account_id: string;
   model: string;
-  conversation: ColumnType<unknown, string, string>;
+  /** The conversation as JSON text (see the 2026-11-23T0010 migration). */
+  conversation: string;
   created_at: Generated<Date>;
 }
 

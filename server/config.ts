@@ -29,6 +29,8 @@ export interface GatewayConfig {
   /** Most upload bytes held on disk at once across requests (503 past it). */
   uploadBudgetBytes: number;
   shutdownGraceMs: number;
+  /** Limits on what one client can hold (see README "Running it in production"). */
+  limits: ConnectionLimits;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   /** Requests per minute per key, by plan. */
   rateLimits: Record<string, number>;
@@ -37,6 +39,27 @@ export interface GatewayConfig {
   usageFlushMs: number;
   /** Print the demo account's key on first start (npm start); off under tests. */
   createDemoAccount: boolean;
+}
+
+export interface ConnectionLimits {
+  /** Time to receive a request's headers. */
+  headersTimeoutMs: number;
+  /** Time to receive a whole request, body included. */
+  requestTimeoutMs: number;
+  /** Longest pause between two pieces of a body (408 past it). */
+  bodyIdleTimeoutMs: number;
+  /** Keep-alive connections idle longer than this are closed. */
+  keepAliveTimeoutMs: number;
+  /** Open connections at most (new ones are refused past it). */
+  maxConnections: number;
+  /** Open connections per client address at most (trusted proxies exempt). */
+  maxConnectionsPerAddress: number;
+  /** JSON bodies held in memory at once across requests (503 past it). */
+  bodyBudgetBytes: number;
+  /** Failed authentications per client address and minute before 429 (0: no limit). */
+  authFailuresPerMinute: number;
+  /** Deepest nesting of a JSON body (400 past it). */
+  maxJsonDepth: number;
 }
 
 export interface UpstreamTimeouts {
@@ -102,6 +125,17 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     uploadDir: path.resolve(env.UPLOAD_DIR || path.join(os.tmpdir(), `umg-uploads-${process.pid}`)),
     uploadBudgetBytes: integer(env, 'UPLOAD_BUDGET_BYTES', 2 * 1024 * 1024 * 1024),
     shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 10_000),
+    limits: {
+      headersTimeoutMs: integer(env, 'HEADERS_TIMEOUT_MS', 20_000),
+      requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 300_000),
+      bodyIdleTimeoutMs: integer(env, 'BODY_IDLE_TIMEOUT_MS', 15_000),
+      keepAliveTimeoutMs: integer(env, 'KEEP_ALIVE_TIMEOUT_MS', 65_000),
+      maxConnections: integer(env, 'MAX_CONNECTIONS', 8_192),
+      maxConnectionsPerAddress: integer(env, 'MAX_CONNECTIONS_PER_ADDRESS', 256),
+      bodyBudgetBytes: integer(env, 'BODY_BUDGET_BYTES', 256 * 1024 * 1024),
+      authFailuresPerMinute: integer(env, 'AUTH_FAILURES_PER_MINUTE', 60),
+      maxJsonDepth: integer(env, 'MAX_JSON_DEPTH', 100),
+    },
     logLevel,
     rateLimits: rateLimits(env.RATE_LIMITS),
     upstream: {

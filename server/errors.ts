@@ -26,6 +26,7 @@ export type GatewayErrorCode =
   | 'MODEL_NOT_FOUND'
   | 'METHOD_NOT_ALLOWED'
   | 'VIDEO_NOT_READY'
+  | 'REQUEST_TIMEOUT'
   | 'PAYLOAD_TOO_LARGE'
   | 'UNSUPPORTED_MEDIA_TYPE'
   | 'RATE_LIMITED'
@@ -59,6 +60,7 @@ export const ERROR_TABLE: Record<GatewayErrorCode, { status: number; trpc: TRPC_
   NOT_FOUND: { status: 404, trpc: 'NOT_FOUND' },
   MODEL_NOT_FOUND: { status: 404, trpc: 'NOT_FOUND' },
   METHOD_NOT_ALLOWED: { status: 405, trpc: 'METHOD_NOT_SUPPORTED' },
+  REQUEST_TIMEOUT: { status: 408, trpc: 'TIMEOUT' },
   VIDEO_NOT_READY: { status: 409, trpc: 'CONFLICT' },
   PAYLOAD_TOO_LARGE: { status: 413, trpc: 'PAYLOAD_TOO_LARGE' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, trpc: 'UNSUPPORTED_MEDIA_TYPE' },

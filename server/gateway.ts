@@ -5,6 +5,7 @@ import { migrateToLatest, openDatabase, type DatabaseHandle } from '../db/client
 import { createApp, type AppState } from '../compat/app.js';
 import { AuthCache, CACHE_CHANNEL, type CacheInvalidation } from './auth/auth-cache.js';
 import { KeyUsageTracker } from './auth/key-usage.js';
+import { AuthFailureLimiter } from './auth/auth-failures.js';
 import { Billing, BILLING_CHANNEL } from './billing/billing.js';
 import { ensureAdminToken, ensureBootstrapKey, ensureDemoAccount } from './bootstrap.js';
 import { applyCatalog, Catalog, loadCatalogSource } from './catalog/catalog.js';
@@ -14,6 +15,7 @@ import type { Services } from './services.js';
 import { UpstreamClient } from './upstream/upstream-client.js';
 import { DiscountSettings, SETTINGS_CHANNEL } from './billing/discount-settings.js';
 import { createRateLimiter } from './ratelimit/rate-limiter.js';
+import { IpAllowlist } from './auth/ip-allowlist.js';
 import { UploadStore } from './uploads/upload-store.js';
 
 export interface RunningGateway {
@@ -89,6 +91,7 @@ export async function buildServices(config: GatewayConfig, options: StartOptions
     db,
     catalog,
     authCache,
+    authFailures: new AuthFailureLimiter(config.limits.authFailuresPerMinute),
     keyUsage,
     billing,
     upstream: new UpstreamClient(log),
@@ -109,14 +112,40 @@ export async function closeServices(services: Services): Promise<void> {
   await services.database.close();
 }
 
+/**
+ * Caps the open connections of one client address (idle keep-alive sockets
+ * included), so one client cannot take every descriptor. Trusted proxies
+ * carry many clients and are exempt.
+ */
+function limitConnectionsPerAddress(server: Server, perAddress: number, trusted: IpAllowlist | null): void {
+  if (perAddress <= 0) return;
+  const open = new Map<string, number>();
+  server.on('connection', (socket) => {
+    const address = socket.remoteAddress ?? '';
+    if (trusted?.allows(address)) return;
+    const count = (open.get(address) ?? 0) + 1;
+    if (count > perAddress) {
+      socket.destroy();
+      return;
+    }
+    open.set(address, count);
+    socket.once('close', () => {
+      const left = (open.get(address) ?? 1) - 1;
+      if (left <= 0) open.delete(address);
+      else open.set(address, left);
+    });
+  });
+}
+
 export async function startGateway(config: GatewayConfig, options: StartOptions = {}): Promise<RunningGateway> {
   const services = await buildServices(config, options);
   const demoKey = await ensureDemoAccount(services.db, config);
   const state: AppState = { inFlight: 0, draining: false };
   const app = createApp(services, state);
-  const server = createServer(app.callback());
-  server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
+  const { limits } = config;
+  const server = createServer({ headersTimeout: limits.headersTimeoutMs, requestTimeout: limits.requestTimeoutMs, keepAliveTimeout: limits.keepAliveTimeoutMs }, app.callback());
+  server.maxConnections = limits.maxConnections;
+  limitConnectionsPerAddress(server, limits.maxConnectionsPerAddress, config.trustedProxies.length ? new IpAllowlist(config.trustedProxies) : null);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());

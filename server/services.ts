@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { DatabaseHandle } from '../db/client.js';
 import type { Database } from '../db/schema.js';
 import type { AuthCache } from './auth/auth-cache.js';
+import type { AuthFailureLimiter } from './auth/auth-failures.js';
 import type { KeyUsageTracker } from './auth/key-usage.js';
 import type { Billing } from './billing/billing.js';
 import type { Catalog } from './catalog/catalog.js';
@@ -19,6 +20,8 @@ export interface Services {
   db: Kysely<Database>;
   catalog: Catalog;
   authCache: AuthCache;
+  /** Failed authentications per client address (429 past the limit, before any lookup). */
+  authFailures: AuthFailureLimiter;
   keyUsage: KeyUsageTracker;
   billing: Billing;
   upstream: UpstreamClient;

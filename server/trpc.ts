@@ -9,6 +9,8 @@ const t = initTRPC
   .context<Context>()
   .meta<OpenApiMeta>()
   .create({
+    // Never a stack trace in an answer, whatever NODE_ENV says.
+    isDev: false,
     errorFormatter({ shape, error }) {
       const gatewayError = error.cause instanceof GatewayError ? error.cause : undefined;
       return {

@@ -26,3 +26,13 @@ export function parseOrThrow<T extends z.ZodType>(schema: T, value: unknown): z.
   if (!result.success) throw zodToGatewayError(result.error);
   return result.data;
 }
+
+/**
+ * The largest output cap a request may set: far above any model's (so no
+ * real request is refused), low enough that a hold computed from it stays an
+ * exact integer of micro-credits and every usage column stays in range.
+ */
+export const MAX_OUTPUT_TOKENS = 10_000_000;
+
+/** Most choices (`n`) a chat completion may ask for (OpenAI's own bound). */
+export const MAX_CHOICES = 128;

@@ -8,7 +8,7 @@ export async function findStoredConversation(db: Executor, accountId: string, re
     .where('id', '=', responseId)
     .where('account_id', '=', accountId)
     .executeTakeFirst();
-  return row?.conversation;
+  return row === undefined ? undefined : (JSON.parse(row.conversation) as unknown);
 }
 
 /** Keeps an answer for `previous_response_id` (the first write of an id wins). */

@@ -13,11 +13,17 @@ export const creditsSchema = z.object({
   reset_cycle_days: z.number().int(),
 });
 
-/** Unix seconds or an ISO 8601 time, as a query string. */
-const timestamp = z.string().refine((value) => /^\d+$/.test(value) || !Number.isNaN(Date.parse(value)), 'expected unix seconds or an ISO 8601 time');
+/** The latest time a query may name (the end of year 9999, as PostgreSQL timestamps allow). */
+const MAX_UNIX_SECONDS = 253_402_300_799;
+
+/** Unix seconds or an ISO 8601 time, as a query string, within years 1970–9999. */
+const timestamp = z.string().refine((value) => {
+  const milliseconds = /^\d+$/.test(value) ? Number(value) * 1000 : Date.parse(value);
+  return Number.isFinite(milliseconds) && milliseconds >= 0 && milliseconds <= MAX_UNIX_SECONDS * 1000;
+}, 'expected unix seconds or an ISO 8601 time between 1970 and 9999');
 
 export const usageQuerySchema = z.object({
-  page: z.coerce.number().int().min(1).default(1),
+  page: z.coerce.number().int().min(1).max(1_000_000).default(1),
   limit: z.coerce.number().int().min(1).max(100).default(20),
   model: z.string().min(1).optional(),
   /** Unix seconds or an ISO 8601 time. */

@@ -1,4 +1,5 @@
 import { GatewayError } from '../errors.js';
+import { isWellFormedApiKey } from './api-keys.js';
 import type { AuthCache, CachedAccount, CachedKey } from './auth-cache.js';
 
 /** What the client presented, read from the headers by compat (GAPS.md: Authorization wins over x-api-key). */
@@ -29,7 +30,8 @@ export async function authenticate(cache: AuthCache, credentials: Credentials, c
   if (credentials.kind === 'malformed') {
     throw new GatewayError('INVALID_FORMAT', 'The Authorization header must have the form "Bearer <API_KEY>".');
   }
-  const key = await cache.getKey(cache.hashOf(credentials.token));
+  // A string that cannot be a key is refused without hashing it or asking the database.
+  const key = isWellFormedApiKey(credentials.token) ? await cache.getKey(cache.hashOf(credentials.token)) : null;
   if (!key || !key.usable) throw new GatewayError('INVALID_KEY', 'The API key is invalid, disabled or deleted.');
   const account = await cache.getAccount(key.accountId);
   if (!account) throw new GatewayError('INVALID_KEY', 'The API key is invalid, disabled or deleted.');

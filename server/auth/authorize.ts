@@ -9,7 +9,19 @@ import { authenticate, type AuthContext, type Credentials } from './authenticate
  * middleware calls it for every other caller.
  */
 export async function authorizeRequest(services: Services, credentials: Credentials, clientAddress: string): Promise<AuthContext> {
-  const auth = await authenticate(services.authCache, credentials, clientAddress);
+  const waitSeconds = services.authFailures.blockedFor(clientAddress);
+  if (waitSeconds > 0) {
+    throw new GatewayError('RATE_LIMITED', 'Too many failed authentications from this address; retry later.', { retryAfter: waitSeconds });
+  }
+  let auth: AuthContext;
+  try {
+    auth = await authenticate(services.authCache, credentials, clientAddress);
+  } catch (error) {
+    if (error instanceof GatewayError && (error.code === 'INVALID_KEY' || error.code === 'INVALID_FORMAT' || error.code === 'MISSING_HEADER')) {
+      services.authFailures.record(clientAddress);
+    }
+    throw error;
+  }
   services.keyUsage.touch(auth.key.id);
   await enforceRateLimit(services, auth.key.id, auth.account.plan);
   return auth;

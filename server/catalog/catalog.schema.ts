@@ -58,6 +58,12 @@ export const providerEntrySchema = z.strictObject({
   firstByteTimeoutMs: z.number().int().positive().optional(),
   idleTimeoutMs: z.number().int().positive().optional(),
   maxRetries: z.number().int().min(0).max(10).optional(),
+  /**
+   * `anthropic-beta` values a client may turn on at this provider (betas can
+   * change what a request costs); others are dropped from the header. `["*"]`
+   * forwards any. Default: none.
+   */
+  allowedBetas: z.array(z.string().regex(/^(\*|[A-Za-z0-9._-]+)$/)).optional(),
 });
 export type ProviderEntry = z.infer<typeof providerEntrySchema>;
 

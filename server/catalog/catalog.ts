@@ -144,6 +144,7 @@ function resolveProvider(entry: ProviderEntry, env: NodeJS.ProcessEnv): Resolved
     baseUrl: (entry.baseUrl ?? 'mock://').replace(/\/+$/, ''),
     apiKey: resolveSecret(entry.apiKey, env),
     headers,
+    allowedBetas: entry.allowedBetas ?? [],
     entry,
   };
 }

@@ -13,7 +13,6 @@ import type { BridgeReport, CanonicalRequest, CanonicalResponse } from '../provi
 import type { ChatAdapter, NativeRequestBuilder, ProviderConnection, UpstreamTransport } from '../providers/types.js';
 import { estimateRequestTokens } from '../tokenizer.js';
 import type { AnswerIdentity, ClientCodec } from './codec.js';
-import type { DeliveryTracker } from './delivery-tracker.js';
 import { usageOfResponse } from './delivery-tracker.js';
 import { Meter } from './metering.js';
 import { bridgedSource, nativeSource, relay } from './relay.js';
@@ -110,7 +109,7 @@ async function runNative<Body extends Record<string, unknown>, Json, Event>(
     const { value, text } = await transport.readJson(response);
     const canonicalResponse = codec.readNativeResponse(value);
     meter.settle({ usage: usageOfResponse(canonicalResponse, generation.identity.inputTokens), status: 200, errorCode: null, aborted: false, provider: provider.id });
-    await options.onComplete?.(generation.canonical, canonicalResponse, generation.identity);
+    await complete(generation, canonicalResponse);
     // A same-format answer goes back as the provider wrote it, not re-serialised.
     return { kind: 'json', body: value as Json, raw: text, meta: { headers, provider: provider.id } };
   }
@@ -141,7 +140,7 @@ async function runBridged<Body extends Record<string, unknown>, Json, Event>(
   if (!generation.stream) {
     const response = await prepared.complete(transport);
     meter.settle({ usage: usageOfResponse(response, generation.identity.inputTokens), status: 200, errorCode: null, aborted: false, provider: provider.id });
-    await options.onComplete?.(generation.canonical, response, generation.identity);
+    await complete(generation, response);
     return { kind: 'json', body: codec.encodeResponse(response, generation.identity, body), meta: { headers, provider: provider.id } };
   }
   const events = await prepared.stream(transport);
@@ -167,21 +166,27 @@ function streamAnswer<Body extends Record<string, unknown>, Json, Event>(
     fail,
     signal: context.signal,
     release,
-    finish: (tracker) => finishStream(options, generation.canonical, identity, tracker),
+    finish: (tracker) =>
+      complete(generation, {
+        id: identity.id,
+        model: identity.model,
+        content: tracker.parts,
+        finishReason: tracker.finishReason ?? 'stop',
+        usage: tracker.finalUsage(identity.inputTokens),
+      }),
   });
   return { kind: 'stream', format: options.codec.format, parts: guardStream(parts, meter, generation.abandoned), meta: { headers, provider } };
 }
 
-async function finishStream<Body extends Record<string, unknown>, Json, Event>(
-  options: GenerationOptions<Body, Json, Event>,
-  request: CanonicalRequest,
-  identity: AnswerIdentity,
-  tracker: DeliveryTracker,
-): Promise<void> {
-  if (!options.onComplete) return;
-  await options.onComplete(
-    request,
-    { id: identity.id, model: identity.model, content: tracker.parts, finishReason: tracker.finishReason ?? 'stop', usage: tracker.finalUsage(identity.inputTokens) },
-    identity,
-  );
+/**
+ * Hands the finished answer to `onComplete` (e.g. to store it). The client
+ * was answered and charged: a failure here is logged, never turned into an
+ * error after the fact.
+ */
+async function complete<Body extends Record<string, unknown>, Json, Event>(generation: Generation<Body, Json, Event>, response: CanonicalResponse): Promise<void> {
+  try {
+    await generation.options.onComplete?.(generation.canonical, response, generation.identity);
+  } catch (error) {
+    generation.context.services.log.warn('generation.complete_failed', { requestId: generation.context.requestId, message: (error as Error).message });
+  }
 }

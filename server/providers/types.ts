@@ -26,6 +26,8 @@ export interface ProviderConnection {
   apiKey?: string;
   /** Extra headers sent on every request (OpenAI-compatible servers often need some). */
   headers?: Record<string, string>;
+  /** Client betas this provider may receive (`*`: any); none when unset. */
+  allowedBetas?: readonly string[];
 }
 
 export interface UpstreamHttpRequest {

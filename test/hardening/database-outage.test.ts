@@ -6,12 +6,9 @@
  * say so on /readyz, and recover by itself, writing the usage of every
  * request it served, once the database is back.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type DatabaseHandle } from '../../db/client.js';
@@ -22,20 +19,11 @@ import { billingCatalog, chatBody, FLAT_MODEL } from '../billing/billing-support
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 import { waitFor } from '../support/wait.js';
+import { killSpawnedGateways, spawnGateway, type SpawnedGateway } from '../support/spawn-gateway.js';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 /** A request that takes longer than this has hung: far beyond the gateway's 1 s connect timeout here. */
 const HANG_MS = 30_000;
 
-interface SpawnedGateway {
-  url: string;
-  child: ChildProcess;
-  /** Its stdout (JSON log lines) and stderr, for failure messages. */
-  output(): string;
-  alive(): boolean;
-}
-
-const children = new Set<ChildProcess>();
 const databases: TestDatabase[] = [];
 const proxies: TcpProxy[] = [];
 const handles: DatabaseHandle[] = [];
@@ -47,70 +35,15 @@ beforeAll(() => {
 });
 
 afterAll(async () => {
-  for (const child of children) {
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGKILL');
-    await exited;
-  }
+  await killSpawnedGateways();
   for (const handle of handles) await handle.close().catch(() => undefined);
   for (const proxy of proxies) await proxy.close();
   for (const database of databases) await database.drop();
   rmSync(dir, { recursive: true, force: true });
 });
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
-
-async function spawnGateway(env: Record<string, string>): Promise<SpawnedGateway> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', '--import', './test/foundation/exit-with-parent.ts', 'server/main.ts'], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      DATA_DIR: dir,
-      GATEWAY_CONFIG: catalogFile,
-      GATEWAY_ADMIN_TOKEN: 'outage-admin',
-      GATEWAY_DEMO: '0',
-      RATE_LIMITS: 'pro=0',
-      REDIS_URL: '',
-      LOG_LEVEL: 'warn',
-      DATABASE_CONNECT_TIMEOUT_MS: '1000',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-  });
-  children.add(child);
-  child.once('exit', () => children.delete(child));
-  let output = '';
-  child.stdout!.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-20_000)));
-  child.stderr!.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-20_000)));
-  const gateway: SpawnedGateway = {
-    url: `http://127.0.0.1:${port}`,
-    child,
-    output: () => output,
-    alive: () => child.exitCode === null && child.signalCode === null,
-  };
-  await waitFor(
-    async () => {
-      if (!gateway.alive()) throw new Error(`the gateway exited while starting:\n${output}`);
-      return fetch(`${gateway.url}/readyz`).then(
-        (answer) => answer.ok,
-        () => false,
-      );
-    },
-    { timeoutMs: 120_000, intervalMs: 200, message: 'the gateway to start' },
-  );
-  return gateway;
+function spawnOutageGateway(env: Record<string, string>): Promise<SpawnedGateway> {
+  return spawnGateway({ DATA_DIR: dir, GATEWAY_CONFIG: catalogFile, GATEWAY_ADMIN_TOKEN: 'outage-admin', DATABASE_CONNECT_TIMEOUT_MS: '1000', ...env });
 }
 
 interface Outcome {
@@ -160,7 +93,7 @@ describe('a gateway process when PostgreSQL connections drop', () => {
     const database = await newDatabase();
     const key = generateApiKey();
     // Nine credits: below the lease threshold, so every request holds credit in the database (a borrowed pool client per request).
-    const gateway = await spawnGateway({ DATABASE_URL: database.url, GATEWAY_BOOTSTRAP_KEY: key, GATEWAY_BOOTSTRAP_CREDITS: '9', USAGE_FLUSH_MS: '20' });
+    const gateway = await spawnOutageGateway({ DATABASE_URL: database.url, GATEWAY_BOOTSTRAP_KEY: key, GATEWAY_BOOTSTRAP_CREDITS: '9', USAGE_FLUSH_MS: '20' });
     const admin = new pg.Client({ connectionString: database.url });
     await admin.connect();
     try {
@@ -216,7 +149,7 @@ describe('a gateway process when PostgreSQL connections drop', () => {
     proxiedUrl.port = String(proxy.port);
     const warmKey = generateApiKey();
     // A hundred credits: holds come from this instance's headroom, so a warm key can be served from memory while the database is away.
-    const gateway = await spawnGateway({ DATABASE_URL: proxiedUrl.toString(), GATEWAY_BOOTSTRAP_KEY: warmKey, GATEWAY_BOOTSTRAP_CREDITS: '100', USAGE_FLUSH_MS: '200' });
+    const gateway = await spawnOutageGateway({ DATABASE_URL: proxiedUrl.toString(), GATEWAY_BOOTSTRAP_KEY: warmKey, GATEWAY_BOOTSTRAP_CREDITS: '100', USAGE_FLUSH_MS: '200' });
     const direct = await openDatabase({ databaseUrl: database.url, dataDir: '' });
     handles.push(direct);
     // A key the gateway has never seen: authenticating it needs the database.

@@ -38,6 +38,8 @@ export interface TestGatewayOptions {
   postgres?: boolean;
   env?: Record<string, string>;
   config?: Partial<GatewayConfig>;
+  /** Collects every log line the gateway writes (at `debug` level), e.g. to check that no secret or prompt text is logged. */
+  logLines?: string[];
 }
 
 export interface TestGateway {
@@ -71,8 +73,11 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
   }
   const adminToken = `test-admin-${randomBytes(8).toString('hex')}`;
   const env = { ...process.env, ...options.env };
+  // Every test client comes from 127.0.0.1: the per-address limit on failed
+  // authentications would cut suites that test refusals; tests of the limit set it.
+  const read = readConfig({ AUTH_FAILURES_PER_MINUTE: '100000', ...env, DATABASE_URL: databaseUrl ?? '' });
   const config: GatewayConfig = {
-    ...readConfig({ ...env, DATABASE_URL: databaseUrl ?? '' }),
+    ...read,
     port: 0,
     host: '::',
     dataDir: databaseUrl ? dir : 'memory://',
@@ -85,7 +90,9 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     ...options.config,
   };
   const gateway = await startGateway(config, {
-    logger: createLogger(process.env.TEST_LOG ? 'debug' : 'silent'),
+    logger: options.logLines
+      ? createLogger('debug', (line) => void options.logLines!.push(line))
+      : createLogger(process.env.TEST_LOG ? 'debug' : 'silent'),
     env,
     pgliteSnapshot: databaseUrl ? undefined : await migratedPGliteSnapshot(),
   });

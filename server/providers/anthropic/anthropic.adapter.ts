@@ -91,20 +91,27 @@ export function buildAnthropicCountTokensRequest(
   };
 }
 
-/** The headers and query string of a messages client that reach the provider (SPEC "POST /messages"). */
-function forwardedOf(forwarding: NativeForwarding): AnthropicForwardedHeaders {
-  return { version: forwarding.headers['anthropic-version'], beta: forwarding.headers['anthropic-beta'] };
+/**
+ * The headers of a messages client that reach the provider (SPEC "POST
+ * /messages"): its version, and of its betas those the provider's catalog
+ * entry allows (a beta can change what a request costs).
+ */
+function forwardedOf(connection: ProviderConnection, forwarding: NativeForwarding): AnthropicForwardedHeaders {
+  const allowed = connection.allowedBetas ?? [];
+  const requested = (forwarding.headers['anthropic-beta'] ?? '').split(',').map((beta) => beta.trim()).filter(Boolean);
+  const betas = allowed.includes('*') ? requested : requested.filter((beta) => allowed.includes(beta));
+  return { version: forwarding.headers['anthropic-version'], beta: betas.length > 0 ? betas.join(',') : undefined };
 }
 
+/** The client's `?beta=true` (the SDK's beta namespace) reaches the provider; no other query parameter does. */
 function withQuery(request: UpstreamHttpRequest, query: string): UpstreamHttpRequest {
-  // Query parameters such as `?beta=true` reach the provider as the client sent them.
-  return query ? { ...request, url: `${request.url}?${query}` } : request;
+  return new URLSearchParams(query).get('beta') === 'true' ? { ...request, url: `${request.url}?beta=true` } : request;
 }
 
 /** The translators of the chat adapter (exported for the adapter's own tests). */
 export const anthropicChatDefinition: HttpChatDefinition = {
   native: {
-    messages: (connection, body, forwarding) => withQuery(buildAnthropicMessagesRequest(connection, body, forwardedOf(forwarding)), forwarding.query),
+    messages: (connection, body, forwarding) => withQuery(buildAnthropicMessagesRequest(connection, body, forwardedOf(connection, forwarding)), forwarding.query),
   },
   buildChatRequest(connection, request) {
     const { body, report } = toAnthropicRequest(request);
@@ -120,7 +127,7 @@ export const anthropicChatAdapter = createHttpChatAdapter(anthropicChatDefinitio
 /** The provider's own count (`POST /messages/count_tokens`); no retries: a failure falls back to the next deployment or the estimate. */
 export const anthropicCountTokensAdapter: CountTokensAdapter = {
   async countTokens(transport, connection, body, forwarding) {
-    const request = withQuery(buildAnthropicCountTokensRequest(connection, body, forwardedOf(forwarding)), forwarding.query);
+    const request = withQuery(buildAnthropicCountTokensRequest(connection, body, forwardedOf(connection, forwarding)), forwarding.query);
     const response = await transport.send(request, parseAnthropicError);
     const { value } = await transport.readJson(response);
     const count = (value as { input_tokens?: unknown } | null)?.input_tokens;

@@ -12,6 +12,7 @@
  * @see https://platform.claude.com/docs/en/api/messages
  */
 import { z } from 'zod';
+import { MAX_OUTPUT_TOKENS } from '../../validation.js';
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -257,7 +258,7 @@ const messagesSchema = z.array(anthropicMessageSchema).min(1);
 export const messagesRequestSchema = z.looseObject({
   model: modelSchema,
   messages: messagesSchema,
-  max_tokens: z.number().int().min(1),
+  max_tokens: z.number().int().min(1).max(MAX_OUTPUT_TOKENS),
   system: anthropicSystemSchema.nullish(),
   stream: z.boolean().nullish(),
   temperature: z.number().min(0).max(1).nullish(),

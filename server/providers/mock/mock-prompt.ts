@@ -9,14 +9,36 @@ import type { CanonicalMessage, CanonicalRequest, CanonicalUserPart } from '../c
 const FNV_OFFSET = 0x811c9dc5;
 const FNV_PRIME = 0x01000193;
 
-/** 32-bit FNV-1a of a string (UTF-16 code units), continuing from `hash`. */
-export function hashText(text: string, hash: number = FNV_OFFSET): number {
+/**
+ * The mock reads at most this many characters of a text: it answers from
+ * the start of a prompt, and must stay cheap (a few milliseconds) on a huge one.
+ */
+export const MOCK_READ_CHARS = 16 * 1024;
+/** Texts longer than this are fingerprinted by their head, their tail and their length. */
+const HASHED_CHARS = 32 * 1024;
+
+function fnv(text: string, from: number, to: number, hash: number): number {
   let value = hash;
-  for (let i = 0; i < text.length; i++) {
+  for (let i = from; i < to; i++) {
     value ^= text.charCodeAt(i);
     value = Math.imul(value, FNV_PRIME);
   }
-  return value >>> 0;
+  return value;
+}
+
+/** 32-bit FNV-1a of a string (UTF-16 code units), continuing from `hash`; a long text by its head, tail and length. */
+export function hashText(text: string, hash: number = FNV_OFFSET): number {
+  if (text.length <= 2 * HASHED_CHARS) return fnv(text, 0, text.length, hash) >>> 0;
+  const head = fnv(text, 0, HASHED_CHARS, hash);
+  const tail = fnv(text, text.length - HASHED_CHARS, text.length, head);
+  return fnv(String(text.length), 0, String(text.length).length, tail) >>> 0;
+}
+
+/** The first {@link MOCK_READ_CHARS} characters of a text, never cutting a surrogate pair. */
+export function readableText(text: string): string {
+  if (text.length <= MOCK_READ_CHARS) return text;
+  const code = text.charCodeAt(MOCK_READ_CHARS - 1);
+  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? MOCK_READ_CHARS - 1 : MOCK_READ_CHARS);
 }
 
 /** A hash as 8 lowercase hex digits. */
@@ -100,7 +122,7 @@ export function fingerprintPrompt(request: CanonicalRequest): number {
 export function lastUserText(request: CanonicalRequest): string {
   for (let i = request.messages.length - 1; i >= 0; i--) {
     const message = request.messages[i];
-    if (message.role === 'user') return textOfParts(message.content);
+    if (message.role === 'user') return readableText(textOfParts(message.content));
   }
   return '';
 }

@@ -36,6 +36,7 @@ import {
   lastUserText,
   mentionsTool,
   pickFrom,
+  readableText,
   properNounsOf,
   textOfParts,
   toHex,
@@ -100,7 +101,7 @@ function selectTools(request: CanonicalRequest): CanonicalTool[] {
   // Auto: only a fresh user turn that mentions a tool gets a call; a tool result gets text.
   const last = lastMessage(request);
   if (last?.role !== 'user') return [];
-  const text = textOfParts(last.content);
+  const text = readableText(textOfParts(last.content));
   const mentioned = tools.filter((tool) => mentionsTool(text, tool.name));
   if (mentioned.length <= 1 || request.parallelToolCalls !== false) return mentioned;
   return [mentioned[0]];
@@ -124,7 +125,7 @@ function describeToolResults(request: CanonicalRequest): string | null {
     const message = request.messages[i];
     if (message.role !== 'tool') break;
     const name = message.name ?? toolNameOf(request, message.toolCallId);
-    const excerpt = excerptOf(textOfParts(message.content), TOOL_RESULT_EXCERPT_WORDS) || '(no text)';
+    const excerpt = excerptOf(readableText(textOfParts(message.content)), TOOL_RESULT_EXCERPT_WORDS) || '(no text)';
     results.unshift(`The ${name} tool ${message.isError ? 'failed with' : 'returned'}: "${excerpt}".`);
   }
   return results.length > 0 ? results.join(' ') : null;

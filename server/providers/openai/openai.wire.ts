@@ -10,6 +10,7 @@
  * @see https://platform.openai.com/docs/api-reference/chat/create
  */
 import { z } from 'zod';
+import { MAX_OUTPUT_TOKENS, MAX_CHOICES } from '../../validation.js';
 
 // ---------------------------------------------------------------------------
 // Content parts
@@ -224,9 +225,10 @@ export const chatCompletionRequestSchema = z.looseObject({
     .nullish(),
   presence_penalty: z.number().min(-2).max(2).nullish(),
   frequency_penalty: z.number().min(-2).max(2).nullish(),
-  max_tokens: z.int().min(1).nullish(),
-  max_completion_tokens: z.int().min(1).nullish(),
-  n: z.int().min(1).nullish(),
+  max_tokens: z.int().min(1).max(MAX_OUTPUT_TOKENS).nullish(),
+  max_completion_tokens: z.int().min(1).max(MAX_OUTPUT_TOKENS).nullish(),
+  /** Choices per request; the hold covers every one. */
+  n: z.int().min(1).max(MAX_CHOICES).nullish(),
   seed: z.int().nullish(),
   tools: z.array(chatToolSchema).nullish(),
   tool_choice: chatToolChoiceSchema.nullish(),

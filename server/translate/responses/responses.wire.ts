@@ -13,6 +13,7 @@
  * @see https://platform.openai.com/docs/api-reference/responses/create
  */
 import { z } from 'zod';
+import { MAX_OUTPUT_TOKENS } from '../../validation.js';
 
 /** An object whose `type` we do not model; carried as sent. */
 export type ResponsesOpaqueObject = { type: string; [key: string]: unknown };
@@ -246,7 +247,7 @@ export const responsesRequestSchema = z.looseObject({
   input: stringOrArray(inputItemsSchema).nullish(),
   instructions: z.string().nullish(),
   stream: z.boolean().nullish(),
-  max_output_tokens: z.number().int().min(16).nullish(),
+  max_output_tokens: z.number().int().min(16).max(MAX_OUTPUT_TOKENS).nullish(),
   temperature: z.number().min(0).max(2).nullish(),
   top_p: z.number().min(0).max(1).nullish(),
   previous_response_id: z.string().nullish(),
