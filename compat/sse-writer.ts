@@ -7,6 +7,8 @@ import type { ServerResponse } from 'node:http';
  */
 export class SseWriter {
   private closed = false;
+  /** When the last chunk was written (`Date.now()`), for keep-alives. */
+  lastWrite = 0;
 
   constructor(private readonly res: ServerResponse) {
     res.once('close', () => {
@@ -32,6 +34,7 @@ export class SseWriter {
   /** Writes a chunk; resolves when it may be followed by more (false if the client left). */
   async write(chunk: string | Uint8Array): Promise<boolean> {
     if (this.isClosed) return false;
+    this.lastWrite = Date.now();
     if (this.res.write(chunk)) return true;
     return new Promise<boolean>((resolve) => {
       const done = (open: boolean) => {

@@ -1,5 +1,5 @@
 import type Koa from 'koa';
-import type { Answer, StreamAnswer } from '../server/answers.js';
+import type { Answer, StreamAnswer, StreamPart } from '../server/answers.js';
 import { renderStreamError } from '../server/error-types.js';
 import type { Logger } from '../server/logger.js';
 import { asGatewayError } from '../server/trpc.js';
@@ -10,6 +10,8 @@ const KEEPALIVE_MS = 10_000;
 
 /** Writes an operation's answer as HTTP: its headers, then JSON, text, bytes or server-sent events. */
 export async function writeAnswer(ctx: Koa.Context, answer: Answer, log: Logger): Promise<void> {
+  // A stream holds credit and an upstream until it is read: it sets its headers inside its own try/finally.
+  if (answer.kind === 'stream') return writeStream(ctx, answer, log);
   ctx.set(answer.meta.headers);
   switch (answer.kind) {
     case 'json':
@@ -29,9 +31,6 @@ export async function writeAnswer(ctx: Koa.Context, answer: Answer, log: Logger)
       return;
     case 'binary':
       await writeBinary(ctx, answer);
-      return;
-    case 'stream':
-      await writeStream(ctx, answer, log);
       return;
   }
 }
@@ -56,21 +55,40 @@ async function writeBinary(ctx: Koa.Context, answer: Extract<Answer, { kind: 'bi
   }
 }
 
-/** The in-band error frame of a format (keep-alive pings too) — the relay writes its own; this is compat's last resort. */
-function frameOf(format: StreamAnswer<unknown>['format'], data: unknown, event?: string): string {
+/** One SSE frame of a typed event (data that is a string, such as `[DONE]`, is written as is). */
+function frameOf(data: unknown, event?: string): string {
   return formatSseFrame(typeof data === 'string' ? data : JSON.stringify(data), event);
 }
 
 async function writeStream(ctx: Koa.Context, answer: StreamAnswer<unknown>, log: Logger): Promise<void> {
   const iterator = answer.parts[Symbol.asyncIterator]();
-  ctx.respond = false;
-  const writer = new SseWriter(ctx.res);
-  let lastWrite = Date.now();
-  const keepalive = setInterval(() => {
-    if (Date.now() - lastWrite < KEEPALIVE_MS) return;
-    lastWrite = Date.now();
-    void writer.write(answer.format === 'messages' ? frameOf(answer.format, { type: 'ping' }, 'ping') : ': keepalive\n\n');
+  let keepalive: NodeJS.Timeout | undefined;
+  let writer: SseWriter | undefined;
+  try {
+    ctx.set(answer.meta.headers);
+    ctx.respond = false;
+    writer = new SseWriter(ctx.res);
+    keepalive = startKeepalive(writer, answer.format);
+    await relayParts(ctx, writer, iterator, answer.format, log);
+  } finally {
+    clearInterval(keepalive);
+    // Whatever stopped it, the stream's own `finally` settles it; a stream never read is settled as abandoned.
+    await iterator.return?.(undefined);
+    if (writer) writer.end();
+    else if (!ctx.res.headersSent) ctx.respond = true;
+  }
+}
+
+/** Keeps an idle stream open through proxies: a comment (or Anthropic's ping) after 10 s of silence. */
+function startKeepalive(writer: SseWriter, format: StreamAnswer<unknown>['format']): NodeJS.Timeout {
+  writer.lastWrite = Date.now();
+  return setInterval(() => {
+    if (Date.now() - writer.lastWrite < KEEPALIVE_MS) return;
+    void writer.write(format === 'messages' ? frameOf({ type: 'ping' }, 'ping') : ': keepalive\n\n');
   }, KEEPALIVE_MS / 2);
+}
+
+async function relayParts(ctx: Koa.Context, writer: SseWriter, iterator: AsyncIterator<StreamPart<unknown>>, format: StreamAnswer<unknown>['format'], log: Logger): Promise<void> {
   try {
     // The request ids and the answer's headers are already set on the response; writeHead keeps them.
     writer.writeHead(200, {});
@@ -78,22 +96,15 @@ async function writeStream(ctx: Koa.Context, answer: StreamAnswer<unknown>, log:
       const step = await iterator.next();
       if (step.done) break;
       const part = step.value;
-      const chunk = part.bytes ?? part.events.map((event) => frameOf(answer.format, event.data, event.event)).join('');
-      const open = await writer.write(chunk);
-      lastWrite = Date.now();
-      if (!open) break;
+      const chunk = part.bytes ?? part.events.map((event) => frameOf(event.data, event.event)).join('');
+      if (!(await writer.write(chunk))) break;
     }
   } catch (error) {
     const gatewayError = asGatewayError(error);
     log.warn('stream.failed', { requestId: ctx.state.requestId as string, code: gatewayError.code, message: gatewayError.message });
-    if (answer.format !== 'images') {
-      const frame = renderStreamError(answer.format, gatewayError);
-      await writer.write(frameOf(answer.format, frame.data, frame.event));
+    if (format !== 'images') {
+      const frame = renderStreamError(format, gatewayError);
+      await writer.write(frameOf(frame.data, frame.event));
     }
-  } finally {
-    clearInterval(keepalive);
-    // Whatever stopped the loop, the stream's own `finally` settles it (a stream never started is settled too).
-    await iterator.return?.(undefined);
-    writer.end();
   }
 }

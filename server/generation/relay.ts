@@ -126,6 +126,21 @@ export function isErrorFrame(frame: SseEvent): boolean {
 }
 
 /**
+ * An error payload every SDK throws on with the provider's own error type:
+ * JSON with a truthy `error` object (OpenAI `{error:{…}}`, Anthropic
+ * `{type:"error",error:{…}}`). A Responses `error` event has no such object:
+ * its stream ends with the gateway's `response.failed` and `error` instead.
+ */
+function carriesErrorObject(frame: SseEvent): boolean {
+  try {
+    const payload = JSON.parse(frame.data) as { error?: unknown } | null;
+    return typeof payload === 'object' && payload !== null && typeof payload.error === 'object' && payload.error !== null;
+  } catch {
+    return false;
+  }
+}
+
+/**
  * Where the last complete SSE frame ends in `bytes` (just after a blank line:
  * two line breaks, each `\n`, `\r` or `\r\n`), or 0 when no frame is complete.
  */
@@ -197,7 +212,7 @@ export function nativeSource<Event>(options: NativeSourceOptions<Event>) {
         }
         for (const event of decoded) {
           state.tracker.observe(event);
-          if (event.type === 'error') return { index, error: new GatewayError('UPSTREAM_ERROR', event.message), own: isErrorFrame(frame) };
+          if (event.type === 'error') return { index, error: new GatewayError('UPSTREAM_ERROR', event.message), own: carriesErrorObject(frame) };
         }
         if (isErrorFrame(frame)) return { index, error: new GatewayError('UPSTREAM_ERROR', 'The provider reported an error during the answer.'), own: false };
       }
