@@ -28,7 +28,7 @@ type Output<Procedure extends (...args: never[]) => unknown> = Awaited<ReturnTyp
 
 describe('output types for internal callers', () => {
   it('types every generation procedure by its format', () => {
-    expectTypeOf<Output<AppCaller["chat"]["completions"]>>().toEqualTypeOf<ChatCompletionAnswer>();
+    expectTypeOf<Output<AppCaller['chat']['completions']>>().toEqualTypeOf<ChatCompletionAnswer>();
     expectTypeOf<Extract<ChatCompletionAnswer, { kind: 'json' }>['body']>().toEqualTypeOf<ChatCompletion>();
     expectTypeOf<Extract<ChatCompletionAnswer, { kind: 'stream' }>['parts']>().toEqualTypeOf<AsyncIterable<StreamPart<ChatStreamEvent>>>();
     expectTypeOf<Output<AppCaller['messages']['create']>>().toEqualTypeOf<MessagesAnswer>();
