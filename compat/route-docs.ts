@@ -14,7 +14,7 @@ import { SPEECH_CONTENT_TYPES } from '../server/providers/mock/media/mock-speech
 
 /** A multipart form as documented: the upload field is a file, not the upload id the procedure sees. */
 function documentedForm(schema: z.ZodObject, fileField: string): z.ZodType {
-  return schema.extend({ [fileField]: z.string().meta({ format: 'binary', description: 'The audio file (multipart file part).' }) });
+  return schema.extend({ [fileField]: z.string().meta({ format: 'binary', description: 'The audio (a file part): non-empty, at most 25 MiB; flac, mp3, mp4, mpeg, mpga, m4a, ogg, wav or webm, judged by its bytes.' }) });
 }
 
 const binaryAudio = { schema: { type: 'string', format: 'binary' } };

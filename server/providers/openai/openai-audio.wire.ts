@@ -45,7 +45,8 @@ export const speechRequestSchema = z.looseObject({
   input: z
     .string()
     .min(1)
-    .refine((text) => countCharacters(text) <= SPEECH_MAX_INPUT_CHARACTERS, `at most ${SPEECH_MAX_INPUT_CHARACTERS} characters`),
+    .refine((text) => countCharacters(text) <= SPEECH_MAX_INPUT_CHARACTERS, `at most ${SPEECH_MAX_INPUT_CHARACTERS} characters`)
+    .meta({ description: `The text to speak: at most ${SPEECH_MAX_INPUT_CHARACTERS} characters (code points).` }),
   voice: z.enum(SPEECH_VOICES),
   response_format: z.enum(SPEECH_RESPONSE_FORMATS).nullish(),
   speed: z.number().min(SPEECH_SPEED_RANGE.min).max(SPEECH_SPEED_RANGE.max).nullish(),
@@ -81,6 +82,7 @@ export const transcriptionRequestSchema = z.looseObject({
     .string()
     .refine((code) => toTranscriptLanguageName(code) !== undefined, 'an ISO-639-1 language code Whisper knows (e.g. "en", "de")')
     .transform((code) => code.trim().toLowerCase())
+    .meta({ description: 'ISO-639-1 code of the spoken language (e.g. "en", "de").' })
     .nullish(),
 });
 export type TranscriptionRequest = z.infer<typeof transcriptionRequestSchema>;
