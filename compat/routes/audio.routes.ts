@@ -8,10 +8,15 @@ import type { MultipartSpec } from '../read-multipart.js';
  */
 const AUDIO_UPLOAD: MultipartSpec = { files: { file: { maxFiles: 1, maxBytes: AUDIO_FILE_MAX_BYTES } }, maxFields: 32, maxFieldBytes: 64 * 1024 };
 
-/** The form as the procedure's input: its text fields as sent (a repeated field is an array), and the upload's id as `file`. */
+/**
+ * The form as the procedure's input: its text fields as sent (a repeated
+ * field is an array), and the id of the uploaded file part as `file` — never
+ * a text field of that name, so that a client cannot name another upload.
+ */
 function audioFormInput(input: RouteInput): Record<string, unknown> {
+  const { file: _textField, ...fields } = input.form.fields;
   const [file] = formFileIds(input.form, 'file');
-  return { ...input.form.fields, ...(file !== undefined ? { file } : {}) };
+  return { ...fields, ...(file !== undefined ? { file } : {}) };
 }
 
 /** `/v1/audio/*`. */

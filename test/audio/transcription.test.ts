@@ -189,6 +189,13 @@ describe('POST /v1/audio/transcriptions on the mock', () => {
     const answer = await toAnswer(await fetch(`${gateway.url}/v1/audio/transcriptions`, { method: 'POST', headers: bearer(key), body: form }));
     expect(answer.status).toBe(400);
     expect((answer.body.error as { param: string }).param).toBe('temperature');
+    // `file` sent as a text field (say, the id of someone else's upload) is not a file.
+    const named = new FormData();
+    named.append('model', 'mock-whisper');
+    named.append('file', 'upl_0123456789abcdef01234567');
+    const textFile = await toAnswer(await fetch(`${gateway.url}/v1/audio/transcriptions`, { method: 'POST', headers: bearer(key), body: named }));
+    expect(textFile.status).toBe(400);
+    expect((textFile.body.error as { param: string }).param).toBe('file');
     // The model must serve the endpoint.
     const wrongModel = await apiError(client(key).audio.transcriptions.create({ model: 'tts-1', file: await tone() }));
     expect(wrongModel.code).toBe('UNSUPPORTED_ENDPOINT');
