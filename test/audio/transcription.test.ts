@@ -172,6 +172,7 @@ describe('POST /v1/audio/transcriptions on the mock', () => {
       [async () => client(key).audio.transcriptions.create({ model: 'mock-whisper', file: await tone(), temperature: 1.5 }), 'temperature'],
       [async () => client(key).audio.transcriptions.create({ model: 'mock-whisper', file: await tone(), temperature: -0.1 }), 'temperature'],
       [async () => client(key).audio.transcriptions.create({ model: 'mock-whisper', file: await tone(), response_format: 'xml' as never }), 'response_format'],
+      [async () => client(key).audio.transcriptions.create({ model: 'mock-whisper', file: await tone(), stream: true }), 'stream'],
       [async () => client(key).audio.translations.create({ model: 'mock-whisper', file: await tone(), temperature: 2 }), 'temperature'],
       [async () => client(key).audio.translations.create({ model: 'mock-whisper', file: await toFile(Buffer.alloc(0), 'empty.mp3') }), 'file'],
     ];
