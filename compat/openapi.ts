@@ -33,7 +33,7 @@ export function buildOpenApiDocument(): OpenApiDocument {
       responses: {
         200: {
           description: 'OK',
-          content: {
+          content: docs?.answers ?? {
             ...(docs?.output ? { 'application/json': { schema: z.toJSONSchema(docs.output, { unrepresentable: 'any', io: 'output' }) } } : { 'application/json': {} }),
             ...(route.streams ? { 'text/event-stream': { schema: { type: 'string' } } } : {}),
           },
@@ -43,7 +43,7 @@ export function buildOpenApiDocument(): OpenApiDocument {
     if (docs?.input) {
       operation.requestBody = {
         required: true,
-        content: { 'application/json': { schema: z.toJSONSchema(docs.input, { unrepresentable: 'any', io: 'input' }) } },
+        content: { [route.body === 'multipart' ? 'multipart/form-data' : 'application/json']: { schema: z.toJSONSchema(docs.input, { unrepresentable: 'any', io: 'input' }) } },
       };
     }
     (paths[path] ??= {})[method] = operation;

@@ -1,15 +1,44 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import { chatCompletionRequestSchema } from '../server/providers/openai/openai.wire.js';
 import { countTokensRequestSchema, messagesRequestSchema } from '../server/providers/anthropic/anthropic.wire.js';
 import { compactRequestSchema, responsesRequestSchema } from '../server/translate/responses/responses.wire.js';
 import { imageGenerationRequestSchema } from '../server/providers/openai/openai-images.wire.js';
+import {
+  SPEECH_RESPONSE_FORMATS,
+  speechRequestSchema,
+  transcriptionRequestSchema,
+  translationRequestSchema,
+} from '../server/providers/openai/openai-audio.wire.js';
+// The content type of each format (GAPS.md "Audio"), as the mock produces it.
+import { SPEECH_CONTENT_TYPES } from '../server/providers/mock/media/mock-speech.js';
 
-/** Schemas of the routes whose procedures cannot carry an output schema (JSON or SSE answers). */
-export const ROUTE_DOCS: Record<string, { input?: z.ZodType; output?: z.ZodType }> = {
+/** A multipart form as documented: the upload field is a file, not the upload id the procedure sees. */
+function documentedForm(schema: z.ZodObject, fileField: string): z.ZodType {
+  return schema.extend({ [fileField]: z.string().meta({ format: 'binary', description: 'The audio (a file part): non-empty, at most 25 MiB; flac, mp3, mp4, mpeg, mpga, m4a, ogg, wav or webm, judged by its bytes.' }) });
+}
+
+const binaryAudio = { schema: { type: 'string', format: 'binary' } };
+const transcriptAnswers = {
+  'application/json': {},
+  'text/plain': { schema: { type: 'string', description: 'text, srt or vtt by response_format' } },
+};
+
+/**
+ * Schemas of the routes whose procedures cannot carry an output schema (JSON
+ * or SSE answers, bytes, forms): `input` is the JSON or multipart body,
+ * `answers` the 200 content by type when it is not JSON.
+ */
+export const ROUTE_DOCS: Record<string, { input?: z.ZodType; output?: z.ZodType; answers?: Record<string, object> }> = {
   'POST /v1/chat/completions': { input: chatCompletionRequestSchema },
   'POST /v1/messages': { input: messagesRequestSchema },
   'POST /v1/messages/count_tokens': { input: countTokensRequestSchema },
   'POST /v1/responses': { input: responsesRequestSchema },
   'POST /v1/responses/compact': { input: compactRequestSchema },
   'POST /v1/images/generations': { input: imageGenerationRequestSchema },
+  'POST /v1/audio/speech': {
+    input: speechRequestSchema,
+    answers: Object.fromEntries(SPEECH_RESPONSE_FORMATS.map((format) => [SPEECH_CONTENT_TYPES[format], binaryAudio])),
+  },
+  'POST /v1/audio/transcriptions': { input: documentedForm(transcriptionRequestSchema, 'file'), answers: transcriptAnswers },
+  'POST /v1/audio/translations': { input: documentedForm(translationRequestSchema, 'file'), answers: transcriptAnswers },
 };

@@ -30,18 +30,20 @@ export async function writeAnswer(ctx: Koa.Context, answer: Answer, log: Logger)
       ctx.body = answer.body;
       return;
     case 'binary':
-      await writeBinary(ctx, answer);
+      await writeBinary(ctx, answer, log);
       return;
   }
 }
 
-async function writeBinary(ctx: Koa.Context, answer: Extract<Answer, { kind: 'binary' }>): Promise<void> {
+async function writeBinary(ctx: Koa.Context, answer: Extract<Answer, { kind: 'binary' }>, log: Logger): Promise<void> {
   ctx.respond = false;
   const res = ctx.res;
   const writer = new SseWriter(res);
   const headers: Record<string, string> = { 'content-type': answer.contentType };
   if (answer.contentLength !== undefined) headers['content-length'] = String(answer.contentLength);
   res.writeHead(answer.status ?? 200, headers);
+  // A body produced as it goes (speech): the client learns at once that it is coming.
+  res.flushHeaders();
   const iterator = answer.body[Symbol.asyncIterator]();
   try {
     while (true) {
@@ -49,9 +51,16 @@ async function writeBinary(ctx: Koa.Context, answer: Extract<Answer, { kind: 'bi
       if (step.done) break;
       if (!(await writer.write(step.value))) break;
     }
+  } catch (error) {
+    // The status is out: cutting the connection is how the client learns the
+    // body is incomplete (a clean end of a chunked body would look whole).
+    const gatewayError = asGatewayError(error);
+    log.warn('binary.failed', { requestId: ctx.state.requestId as string, code: gatewayError.code, message: gatewayError.message });
+    res.destroy();
+    return;
   } finally {
     if (writer.isClosed) await iterator.return?.(undefined);
-    writer.end();
+    if (!res.destroyed) writer.end();
   }
 }
 

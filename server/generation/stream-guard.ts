@@ -1,22 +1,21 @@
 /**
- * A streamed answer holds credit and an upstream connection until it is
- * read. compat reads or closes every stream it gets; this guard covers any
+ * A streamed answer (SSE parts, or the bytes of a binary one) holds credit
+ * and an upstream connection until it is read. compat reads or closes every stream it gets; this guard covers any
  * other path (an internal caller that drops the answer, a failure between
  * the answer and its first write): a stream closed before its first read, or
  * not read within {@link UNREAD_STREAM_MS}, is settled as abandoned and its
  * upstream released. (An unstarted generator's own `finally` never runs.)
  */
-import type { StreamPart } from '../answers.js';
 import type { Meter } from './metering.js';
 
 export const UNREAD_STREAM_MS = 30_000;
 
-export function guardStream<Event>(
-  parts: AsyncGenerator<StreamPart<Event>>,
+export function guardStream<Item>(
+  parts: AsyncGenerator<Item>,
   meter: Meter,
   upstream: AbortController,
   timeoutMs = UNREAD_STREAM_MS,
-): AsyncIterable<StreamPart<Event>> {
+): AsyncIterable<Item> {
   let started = false;
   const abandon = () => {
     if (started) return;
@@ -26,7 +25,7 @@ export function guardStream<Event>(
   };
   const timer = setTimeout(abandon, timeoutMs);
   timer.unref();
-  const iterator: AsyncIterator<StreamPart<Event>> = {
+  const iterator: AsyncIterator<Item> = {
     next() {
       if (!started) {
         started = true;

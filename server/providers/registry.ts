@@ -8,13 +8,19 @@ import { anthropicChatAdapter, anthropicCountTokensAdapter } from './anthropic/a
 import { localCountTokensAdapter } from './local-count.js';
 import { mockChatAdapter, mockCountTokensAdapter, mockImagesAdapter } from './mock/mock.adapters.js';
 import { openAIChatAdapter, openAIImagesAdapter } from './openai/openai.adapter.js';
-import type { ChatAdapter, CountTokensAdapter, ImagesAdapter, ProviderKind } from './types.js';
+import { mockSpeechAdapter } from './mock/mock-speech.adapter.js';
+import { mockTranscriptionAdapter } from './mock/mock-transcription.adapter.js';
+import { openAISpeechAdapter } from './openai/openai-speech.adapter.js';
+import { openAITranscriptionAdapter } from './openai/openai-transcription.adapter.js';
+import type { ChatAdapter, CountTokensAdapter, ImagesAdapter, ProviderKind, SpeechAdapter, TranscriptionAdapter } from './types.js';
 
 /** The adapter type of each operation. */
 export interface OperationAdapters {
   chat: ChatAdapter;
   countTokens: CountTokensAdapter;
   images: ImagesAdapter;
+  speech: SpeechAdapter;
+  transcription: TranscriptionAdapter;
 }
 
 export type Operation = keyof OperationAdapters;
@@ -26,9 +32,9 @@ export interface ProviderKindDefinition {
 }
 
 export const PROVIDER_KINDS: Record<ProviderKind, ProviderKindDefinition> = {
-  openai: { kind: 'openai', adapters: { chat: openAIChatAdapter, countTokens: localCountTokensAdapter, images: openAIImagesAdapter } },
+  openai: { kind: 'openai', adapters: { chat: openAIChatAdapter, countTokens: localCountTokensAdapter, images: openAIImagesAdapter, speech: openAISpeechAdapter, transcription: openAITranscriptionAdapter } },
   anthropic: { kind: 'anthropic', adapters: { chat: anthropicChatAdapter, countTokens: anthropicCountTokensAdapter } },
-  mock: { kind: 'mock', adapters: { chat: mockChatAdapter, countTokens: mockCountTokensAdapter, images: mockImagesAdapter } },
+  mock: { kind: 'mock', adapters: { chat: mockChatAdapter, countTokens: mockCountTokensAdapter, images: mockImagesAdapter, speech: mockSpeechAdapter, transcription: mockTranscriptionAdapter } },
 };
 
 /** The operation behind each public endpoint; undefined for endpoints no operation serves yet. */
@@ -39,6 +45,9 @@ export const ENDPOINT_OPERATIONS: Partial<Record<Endpoint, Operation>> = {
   '/v1/responses/compact': 'chat',
   '/v1/messages/count_tokens': 'countTokens',
   '/v1/images/generations': 'images',
+  '/v1/audio/speech': 'speech',
+  '/v1/audio/transcriptions': 'transcription',
+  '/v1/audio/translations': 'transcription',
 };
 
 export function adapterFor<Op extends Operation>(kind: ProviderKind, operation: Op): OperationAdapters[Op] | undefined {

@@ -8,6 +8,7 @@
 import type { BridgeReport, CanonicalRequest, CanonicalResponse, CanonicalStreamEvent } from './canonical.js';
 import type { SseEvent } from '../sse/sse-parser.js';
 import type { UpstreamError } from '../errors.js';
+import type { Transcript } from '../media/subtitles.js';
 
 /** The three chat wire formats a client may speak. */
 export type ChatFormat = 'chat' | 'messages' | 'responses';
@@ -118,4 +119,50 @@ export interface ImageDatum {
 /** `POST /v1/images/generations` (the OpenAI-format body, model already the upstream's). */
 export interface ImagesAdapter {
   generate(transport: UpstreamTransport, connection: ProviderConnection, body: Record<string, unknown>): Promise<{ created: number; data: ImageDatum[] } & Record<string, unknown>>;
+}
+
+/** Audio as a provider produces it: its content type up front, its bytes as they come. */
+export interface SpeechAudio {
+  /** The provider's own content type (`audio/mpeg`, `audio/ogg`…). */
+  contentType: string;
+  /** The file, in order, read once. Ending the iteration early stops the provider (synthesis or HTTP body). */
+  chunks: AsyncIterable<Uint8Array>;
+}
+
+/** `POST /v1/audio/speech` (the OpenAI-format body, already validated, model already the upstream's). */
+export interface SpeechAdapter {
+  /** Resolves once the provider has started answering (its headers, or the mock's encoder); throws UpstreamError before that. */
+  synthesize(transport: UpstreamTransport, connection: ProviderConnection, body: Record<string, unknown>): Promise<SpeechAudio>;
+}
+
+/** An uploaded audio file on disk (never whole in memory). */
+export interface AudioUpload {
+  path: string;
+  /** As the client named it (providers guess formats from the extension). */
+  filename: string;
+  /** As the client declared it. */
+  contentType: string;
+  size: number;
+}
+
+/** A transcription or translation to run: the file, and the client's form fields (model already the upstream's). */
+export interface TranscriptionJob {
+  task: 'transcribe' | 'translate';
+  file: AudioUpload;
+  /** Text fields as the client sent them (a repeated field is an array), `file` excluded. */
+  fields: Record<string, unknown>;
+}
+
+/** What a provider transcribed: always with segments, so that the gateway can render every `response_format`. */
+export interface TranscriptionResult {
+  transcript: Transcript;
+  /** The provider's own `verbose_json` text, when it answered one (passed on as it came). */
+  verboseJson?: string;
+  /** Seconds of audio as the provider counted them, when it said (billing uses them before any estimate). */
+  seconds?: number;
+}
+
+/** `POST /v1/audio/transcriptions` and `/v1/audio/translations`. */
+export interface TranscriptionAdapter {
+  transcribe(transport: UpstreamTransport, connection: ProviderConnection, job: TranscriptionJob): Promise<TranscriptionResult>;
 }

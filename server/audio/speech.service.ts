@@ -1,0 +1,77 @@
+/**
+ * `POST /v1/audio/speech`: text to audio, streamed to the client as the
+ * provider produces it, billed per input character.
+ */
+import type { BinaryAnswer } from '../answers.js';
+import { ClientAbortedError, GatewayError, toGatewayError } from '../errors.js';
+import { Meter } from '../generation/metering.js';
+import { redactError } from '../generation/redaction.js';
+import { resolveModel, routeDeployments, type OperationContext } from '../generation/routing.js';
+import { guardStream } from '../generation/stream-guard.js';
+import { countCharacters, type SpeechRequest } from '../providers/openai/openai-audio.wire.js';
+
+/**
+ * Synthesises `body.input`. The hold is the input's characters at the
+ * model's `character` price; the charge is the same characters once the
+ * provider has started answering — also when the client leaves mid-file (the
+ * provider bills the whole input it was sent) — and nothing when the
+ * provider fails, before or during the audio.
+ */
+export async function createSpeech(context: OperationContext, body: SpeechRequest): Promise<BinaryAnswer> {
+  const { services, auth } = context;
+  // The answer is a byte stream: plain /trpc HTTP cannot carry it, so refuse before anything is held.
+  if (!context.canStream) {
+    throw new GatewayError('INVALID_REQUEST', 'Speech audio is served on POST /v1/audio/speech, not over /trpc.');
+  }
+  const model = resolveModel(services, auth, body.model, '/v1/audio/speech');
+  const usage = { inputTokens: 0, outputTokens: 0, characters: countCharacters(body.input) };
+  const meter = new Meter({ services, auth, requestId: context.requestId, receivedAt: context.receivedAt, model, endpoint: '/v1/audio/speech', stream: false });
+  await meter.hold(usage);
+  // Stops the provider of an answer nobody reads (see stream-guard.ts).
+  const abandoned = new AbortController();
+  try {
+    const { audio, provider } = await routeDeployments(
+      context,
+      model,
+      'speech',
+      async ({ deployment, adapter, transport }) => ({
+        audio: await adapter.synthesize(transport, deployment.provider, { ...body, model: deployment.upstreamModel }),
+        provider: deployment.provider.id,
+      }),
+      { signal: AbortSignal.any([context.signal, abandoned.signal]) },
+    );
+    const chunks = relayAudio(audio.chunks, { meter, usage, provider, signal: context.signal, secrets: model.secrets });
+    return { kind: 'binary', contentType: audio.contentType, body: guardStream(chunks, meter, abandoned), meta: { headers: {}, provider } };
+  } catch (error) {
+    throw meter.fail(error);
+  }
+}
+
+interface AudioRelayOptions {
+  meter: Meter;
+  usage: { inputTokens: number; outputTokens: number; characters: number };
+  provider: string;
+  signal: AbortSignal;
+  secrets: readonly string[];
+}
+
+/**
+ * The provider's chunks to the client, settled once however they end:
+ * completed or cut off by the client (charged), or failed by the provider
+ * (not charged; the error goes on so that compat cuts the connection, and the
+ * client cannot take a truncated file for a whole one).
+ */
+async function* relayAudio(chunks: AsyncIterable<Uint8Array>, options: AudioRelayOptions): AsyncGenerator<Uint8Array> {
+  let outcome: { status: number; errorCode: string | null; aborted: boolean } = { status: 200, errorCode: 'CLIENT_ABORTED', aborted: true };
+  try {
+    for await (const chunk of chunks) yield chunk;
+    outcome = { status: 200, errorCode: null, aborted: false };
+  } catch (error) {
+    if (error instanceof ClientAbortedError || options.signal.aborted) return;
+    const failure = redactError(toGatewayError(error), options.secrets);
+    outcome = { status: failure.status, errorCode: failure.code, aborted: false };
+    throw failure;
+  } finally {
+    options.meter.settle({ usage: options.usage, ...outcome, provider: options.provider });
+  }
+}
