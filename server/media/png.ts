@@ -17,7 +17,7 @@ import { constants as zlibConstants, crc32, deflateRawSync } from 'node:zlib';
 import pngjs from 'pngjs';
 import { MediaFormatError } from './media-format-error.js';
 
-const PNG_SIGNATURE = Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+export const PNG_SIGNATURE = Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
 /** PNG colour types (IHDR byte 9). */
 export const PNG_COLOR_TYPE = { grayscale: 0, truecolor: 2, indexed: 3, grayscaleAlpha: 4, truecolorAlpha: 6 } as const;
@@ -164,7 +164,8 @@ const ZLIB_HEADER = Uint8Array.from([0x78, 0x9c]);
 /** A final, empty, fixed-Huffman deflate block (RFC 1951 3.2.6): closes a stream of sync-flushed blocks. */
 const FINAL_EMPTY_DEFLATE_BLOCK = Uint8Array.from([0x03, 0x00]);
 
-function pngChunk(type: string, data: Uint8Array): Buffer {
+/** One PNG chunk: length, type, data and the CRC-32 of type and data. */
+export function pngChunk(type: string, data: Uint8Array): Buffer {
   const chunk = Buffer.allocUnsafe(12 + data.length);
   chunk.writeUInt32BE(data.length, 0);
   chunk.write(type, 4, 'latin1');

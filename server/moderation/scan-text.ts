@@ -20,6 +20,7 @@
  * three or more equal letters ("kiiiill") is also tried with that run shortened to one and to
  * two letters. Tokens longer than {@link MAX_TOKEN_LENGTH} keep their position but match nothing.
  */
+import { finishHash, FNV_OFFSET, FNV_PRIME } from '../text-hash.js';
 
 /** Middle windows used when a text exceeds its scan budget. */
 export const MIDDLE_WINDOW_COUNT = 16;
@@ -130,8 +131,6 @@ export interface TokenStream {
   variants: Map<number, string[]>;
 }
 
-const FNV_OFFSET = 0x811c9dc5;
-const FNV_PRIME = 0x01000193;
 
 /** 32-bit FNV-1a of a normalized token over its UTF-16 code units: the key of the lexicon's word index. */
 export function hashWord(word: string): number {
@@ -352,13 +351,4 @@ export function hashTerm(token: string): number {
   return finishHash(first) * 0x100000 + (finishHash(second) & 0xfffff);
 }
 
-/** MurmurHash3's fmix32. `finishHash(hashWord(t))` is the top 32 bits of `hashTerm(t)`. */
-export function finishHash(hash: number): number {
-  let value = hash;
-  value ^= value >>> 16;
-  value = Math.imul(value, 0x85ebca6b);
-  value ^= value >>> 13;
-  value = Math.imul(value, 0xc2b2ae35);
-  value ^= value >>> 16;
-  return value >>> 0;
-}
+export { finishHash };

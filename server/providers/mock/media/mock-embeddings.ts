@@ -23,6 +23,7 @@
  * Unlike OpenAI's `text-embedding-3-*`, a reduced `dimensions` is not the prefix of the full
  * vector: each size hashes into its own buckets, which keeps small sizes as meaningful as large.
  */
+import { finishHash, FNV_OFFSET, FNV_PRIME } from '../../../text-hash.js';
 
 /** How many UTF-16 code units of the input are read. */
 export const EMBEDDING_SCAN_LIMIT = 32 * 1024;
@@ -110,8 +111,6 @@ function wordSpansOf(text: string): number[] {
   return spans;
 }
 
-const FNV_OFFSET = 0x811c9dc5;
-const FNV_PRIME = 0x01000193;
 
 /** FNV-1a step over the code units text[start, end). */
 function hashRange(hash: number, text: string, start: number, end: number): number {
@@ -127,16 +126,6 @@ function hashCodeUnit(hash: number, code: number): number {
   return Math.imul(hash ^ code, FNV_PRIME);
 }
 
-/** MurmurHash3's fmix32, so that the low bits used for the bucket depend on every input bit. */
-function finishHash(hash: number): number {
-  let value = hash;
-  value ^= value >>> 16;
-  value = Math.imul(value, 0x85ebca6b);
-  value ^= value >>> 13;
-  value = Math.imul(value, 0xc2b2ae35);
-  value ^= value >>> 16;
-  return value >>> 0;
-}
 
 /** Distinct seeds keep a word, a pair and a trigram with the same characters apart. */
 const WORD_SEED = hashCodeUnit(FNV_OFFSET, 0x77);

@@ -7,14 +7,13 @@
  * @see https://www.w3.org/TR/png-3/ (chunks, filter type 2, CRC-32)
  */
 import { promisify } from 'node:util';
-import { crc32, deflate } from 'node:zlib';
+import { deflate } from 'node:zlib';
+import { PNG_COLOR_TYPE, PNG_SIGNATURE, pngChunk } from '../../../media/png.js';
 
 /** Deflate runs on the libuv thread pool, off the event loop: a 1080p frame is about 6 MB of input. */
 const deflateAsync = promisify(deflate);
 
-const SIGNATURE = Uint8Array.of(0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a);
 const FILTER_UP = 2;
-const COLOUR_TYPE_RGB = 2;
 
 /** `rgb` holds `width × height` pixels, three bytes each, rows top to bottom. */
 export async function encodeRgbPng(width: number, height: number, rgb: Uint8Array): Promise<Buffer> {
@@ -41,21 +40,12 @@ export async function encodeRgbPng(width: number, height: number, rgb: Uint8Arra
   header.writeUInt32BE(width, 0);
   header.writeUInt32BE(height, 4);
   header[8] = 8; // bit depth
-  header[9] = COLOUR_TYPE_RGB;
+  header[9] = PNG_COLOR_TYPE.truecolor;
   // compression, filter method and interlace stay 0
   return Buffer.concat([
-    SIGNATURE,
-    writeChunk('IHDR', header),
-    writeChunk('IDAT', await deflateAsync(filtered)),
-    writeChunk('IEND', Buffer.alloc(0)),
+    PNG_SIGNATURE,
+    pngChunk('IHDR', header),
+    pngChunk('IDAT', await deflateAsync(filtered)),
+    pngChunk('IEND', Buffer.alloc(0)),
   ]);
-}
-
-function writeChunk(type: string, data: Uint8Array): Buffer {
-  const chunk = Buffer.alloc(12 + data.length);
-  chunk.writeUInt32BE(data.length, 0);
-  chunk.write(type, 4, 'latin1');
-  chunk.set(data, 8);
-  chunk.writeUInt32BE(crc32(chunk.subarray(4, 8 + data.length)), 8 + data.length);
-  return chunk;
 }
