@@ -21,10 +21,14 @@ import { readMultipart, type MultipartBody } from './read-multipart.js';
 
 const EMPTY_FORM: MultipartBody = Object.freeze({ fields: {}, files: {} }) as MultipartBody;
 
-const FORWARDED_HEADERS = ['anthropic-version', 'anthropic-beta', 'x-gateway-strict', 'openai-organization', 'openai-project'];
+const FORWARDED_HEADERS = ['anthropic-version', 'anthropic-beta', 'x-gateway-strict', 'openai-organization', 'openai-project', 'range'];
 /** The error shape of a request no route matched (a route sets its own family). */
 function familyOfPath(path: string): ErrorFamily {
   return path.startsWith('/v1/messages') ? 'anthropic' : 'openai';
+}
+
+function isJsonRequest(req: IncomingMessage): boolean {
+  return (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase() === 'application/json';
 }
 
 function header(req: IncomingMessage, name: string): string | undefined {
@@ -141,8 +145,9 @@ export function createApp(services: Services, state: AppState = { inFlight: 0, d
       });
       // What the headers can tell is checked before a byte of the body is read.
       const auth = route.auth === 'key' ? await authorizeRequest(services, credentialsOf(ctx), clientAddressOf(ctx)) : undefined;
-      const body = route.body === 'json' ? (await readJsonBody(ctx.req, services.config.bodyLimitBytes)).value : {};
-      const form = route.body === 'multipart' ? await readMultipart(ctx.req, route.multipart!, services.uploads, services.config.uploadLimitBytes) : EMPTY_FORM;
+      const bodyKind = route.body === 'multipart-or-json' ? (isJsonRequest(ctx.req) ? 'json' : 'multipart') : route.body;
+      const body = bodyKind === 'json' ? (await readJsonBody(ctx.req, services.config.bodyLimitBytes)).value : {};
+      const form = bodyKind === 'multipart' ? await readMultipart(ctx.req, route.multipart!, services.uploads, services.config.uploadLimitBytes) : EMPTY_FORM;
       // Uploads live as long as their request.
       if (form !== EMPTY_FORM) ctx.res.once('close', () => void services.uploads.release(Object.values(form.files).flat().map((file) => file.id)));
       const context = buildContext(ctx, ctx.state.requestId as string, controller.signal, { canStream: true, ...(auth ? { auth } : {}) });

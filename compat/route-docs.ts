@@ -3,6 +3,7 @@ import { chatCompletionRequestSchema } from '../server/providers/openai/openai.w
 import { countTokensRequestSchema, messagesRequestSchema } from '../server/providers/anthropic/anthropic.wire.js';
 import { compactRequestSchema, responsesRequestSchema } from '../server/translate/responses/responses.wire.js';
 import { imageGenerationRequestSchema } from '../server/providers/openai/openai-images.wire.js';
+import { videoCreateRequestSchema, videoSchema } from '../server/providers/openai/openai-videos.wire.js';
 
 /** Schemas of the routes whose procedures cannot carry an output schema (JSON or SSE answers). */
 export const ROUTE_DOCS: Record<string, { input?: z.ZodType; output?: z.ZodType }> = {
@@ -12,4 +13,5 @@ export const ROUTE_DOCS: Record<string, { input?: z.ZodType; output?: z.ZodType 
   'POST /v1/responses': { input: responsesRequestSchema },
   'POST /v1/responses/compact': { input: compactRequestSchema },
   'POST /v1/images/generations': { input: imageGenerationRequestSchema },
+  'POST /v1/videos': { input: videoCreateRequestSchema, output: videoSchema },
 };

@@ -8,6 +8,7 @@ import { messagesRouter } from './messages/messages.router.js';
 import { responsesRouter } from './responses/responses.router.js';
 import { imagesRouter } from './images/images.router.js';
 import { accountRouter } from './account/account.router.js';
+import { videosRouter } from './videos/videos.router.js';
 
 export const appRouter = router({
   models: modelsRouter,
@@ -15,6 +16,7 @@ export const appRouter = router({
   messages: messagesRouter,
   responses: responsesRouter,
   images: imagesRouter,
+  videos: videosRouter,
   account: accountRouter,
   admin: router({
     accounts: accountsRouter,

@@ -26,6 +26,7 @@ export type GatewayErrorCode =
   | 'MODEL_NOT_FOUND'
   | 'METHOD_NOT_ALLOWED'
   | 'VIDEO_NOT_READY'
+  | 'RANGE_NOT_SATISFIABLE'
   | 'PAYLOAD_TOO_LARGE'
   | 'UNSUPPORTED_MEDIA_TYPE'
   | 'RATE_LIMITED'
@@ -60,6 +61,8 @@ export const ERROR_TABLE: Record<GatewayErrorCode, { status: number; trpc: TRPC_
   MODEL_NOT_FOUND: { status: 404, trpc: 'NOT_FOUND' },
   METHOD_NOT_ALLOWED: { status: 405, trpc: 'METHOD_NOT_SUPPORTED' },
   VIDEO_NOT_READY: { status: 409, trpc: 'CONFLICT' },
+  // Not in GAPS.md: a download's Range lies past the end of the file (RFC 9110 §15.5.17).
+  RANGE_NOT_SATISFIABLE: { status: 416, trpc: 'BAD_REQUEST' },
   PAYLOAD_TOO_LARGE: { status: 413, trpc: 'PAYLOAD_TOO_LARGE' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, trpc: 'UNSUPPORTED_MEDIA_TYPE' },
   RATE_LIMITED: { status: 429, trpc: 'TOO_MANY_REQUESTS' },
@@ -90,6 +93,8 @@ export interface GatewayErrorOptions {
   status?: number;
   /** Seconds, for 429 and 503 answers. */
   retryAfter?: number;
+  /** Headers the error answer carries (lower-case names), e.g. `content-range` of a 416. */
+  headers?: Record<string, string>;
   cause?: unknown;
 }
 
@@ -98,6 +103,7 @@ export class GatewayError extends Error {
   readonly status: number;
   readonly param: string | null;
   readonly retryAfter: number | undefined;
+  readonly headers: Readonly<Record<string, string>> | undefined;
 
   constructor(code: GatewayErrorCode, message: string, options: GatewayErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -106,6 +112,7 @@ export class GatewayError extends Error {
     this.status = options.status ?? ERROR_TABLE[code].status;
     this.param = options.param ?? null;
     this.retryAfter = options.retryAfter;
+    this.headers = options.headers;
   }
 
   /** Authentication errors carry `reference_id` and `timestamp` (SPEC "Error object"). */

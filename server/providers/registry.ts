@@ -7,14 +7,17 @@ import type { Endpoint } from '../catalog/catalog.schema.js';
 import { anthropicChatAdapter, anthropicCountTokensAdapter } from './anthropic/anthropic.adapter.js';
 import { localCountTokensAdapter } from './local-count.js';
 import { mockChatAdapter, mockCountTokensAdapter, mockImagesAdapter } from './mock/mock.adapters.js';
+import { mockVideosAdapter } from './mock/mock-videos.adapter.js';
 import { openAIChatAdapter, openAIImagesAdapter } from './openai/openai.adapter.js';
-import type { ChatAdapter, CountTokensAdapter, ImagesAdapter, ProviderKind } from './types.js';
+import { openAIVideosAdapter } from './openai/openai-videos.adapter.js';
+import type { ChatAdapter, CountTokensAdapter, ImagesAdapter, ProviderKind, VideosAdapter } from './types.js';
 
 /** The adapter type of each operation. */
 export interface OperationAdapters {
   chat: ChatAdapter;
   countTokens: CountTokensAdapter;
   images: ImagesAdapter;
+  videos: VideosAdapter;
 }
 
 export type Operation = keyof OperationAdapters;
@@ -26,9 +29,9 @@ export interface ProviderKindDefinition {
 }
 
 export const PROVIDER_KINDS: Record<ProviderKind, ProviderKindDefinition> = {
-  openai: { kind: 'openai', adapters: { chat: openAIChatAdapter, countTokens: localCountTokensAdapter, images: openAIImagesAdapter } },
+  openai: { kind: 'openai', adapters: { chat: openAIChatAdapter, countTokens: localCountTokensAdapter, images: openAIImagesAdapter, videos: openAIVideosAdapter } },
   anthropic: { kind: 'anthropic', adapters: { chat: anthropicChatAdapter, countTokens: anthropicCountTokensAdapter } },
-  mock: { kind: 'mock', adapters: { chat: mockChatAdapter, countTokens: mockCountTokensAdapter, images: mockImagesAdapter } },
+  mock: { kind: 'mock', adapters: { chat: mockChatAdapter, countTokens: mockCountTokensAdapter, images: mockImagesAdapter, videos: mockVideosAdapter } },
 };
 
 /** The operation behind each public endpoint; undefined for endpoints no operation serves yet. */
@@ -39,6 +42,7 @@ export const ENDPOINT_OPERATIONS: Partial<Record<Endpoint, Operation>> = {
   '/v1/responses/compact': 'chat',
   '/v1/messages/count_tokens': 'countTokens',
   '/v1/images/generations': 'images',
+  '/v1/videos': 'videos',
 };
 
 export function adapterFor<Op extends Operation>(kind: ProviderKind, operation: Op): OperationAdapters[Op] | undefined {
