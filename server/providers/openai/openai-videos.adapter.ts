@@ -124,7 +124,8 @@ export const openAIVideosAdapter: VideosAdapter = {
   async remove(transport, connection, job: VideoJobRef) {
     try {
       const response = await transport.send({ method: 'DELETE', url: videoUrl(connection, job.providerJobId), headers: bareHeaders(connection) }, parseOpenAIError);
-      response.body.destroy();
+      // Read to the end (small): the connection goes back to the pool.
+      await transport.readBytes(response, 1024 * 1024);
     } catch (error) {
       if (error instanceof UpstreamError && error.status === 404) return;
       throw error;
