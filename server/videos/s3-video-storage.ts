@@ -38,6 +38,9 @@ export class S3VideoStorage implements VideoStorage {
       region: options.region,
       ...(options.endpoint ? { endpoint: options.endpoint } : {}),
       forcePathStyle: options.forcePathStyle,
+      // The SDK's default streams uploads as `aws-chunked` with trailing checksums, which many
+      // S3-compatible servers store as is (or refuse): outside AWS, checksums only where an operation requires them.
+      ...(options.endpoint ? { requestChecksumCalculation: 'WHEN_REQUIRED' as const, responseChecksumValidation: 'WHEN_REQUIRED' as const } : {}),
       // Without explicit keys the SDK's own chain (environment, instance role) is used.
       ...(options.accessKeyId && options.secretAccessKey ? { credentials: { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey } } : {}),
     });
