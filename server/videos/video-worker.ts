@@ -94,8 +94,10 @@ export class VideoWorker {
   private readonly wakeups = new Set<NodeJS.Timeout>();
   private tickTimer: NodeJS.Timeout | undefined;
   private leaseTimer: NodeJS.Timeout | undefined;
-  private ticking = false;
+  private ticking: Promise<void> | undefined;
   private tickWanted = false;
+  /** Claims failing on every tick (the database is away) are logged this often. */
+  private lastClaimFailureLog = 0;
   private stopping = false;
   private readonly workDirectory: string;
 
@@ -121,7 +123,13 @@ export class VideoWorker {
   /** Looks for due jobs now (a video was just created, or a job slot freed up). */
   nudge(): void {
     if (!this.services || this.stopping) return;
-    void this.tick();
+    if (this.ticking) {
+      this.tickWanted = true;
+      return;
+    }
+    this.ticking = this.tick().finally(() => {
+      this.ticking = undefined;
+    });
   }
 
   /** Jobs this instance is working on. */
@@ -146,6 +154,8 @@ export class VideoWorker {
     clearInterval(this.leaseTimer);
     for (const timer of this.wakeups) clearTimeout(timer);
     this.wakeups.clear();
+    // A claim under way hands back what it got (see tick).
+    await this.ticking;
     for (const job of this.running.values()) job.controller.abort(STOPPING);
     await Promise.allSettled([...this.running.values()].map((job) => job.done));
     if (this.services) {
@@ -158,11 +168,6 @@ export class VideoWorker {
   }
 
   private async tick(): Promise<void> {
-    if (this.ticking) {
-      this.tickWanted = true;
-      return;
-    }
-    this.ticking = true;
     const services = this.services!;
     try {
       do {
@@ -170,12 +175,16 @@ export class VideoWorker {
         const free = services.config.videos.concurrency - this.running.size;
         if (free <= 0 || this.stopping) break;
         const jobs = await claimDueVideos(services.db, services.instanceId, free, services.config.videos.leaseMs);
-        for (const job of jobs) this.launch(job);
+        for (const job of jobs) {
+          if (this.stopping) await releaseVideoLease(services.db, job.id, services.instanceId);
+          else this.launch(job);
+        }
       } while (this.tickWanted && !this.stopping);
     } catch (error) {
-      services.log.warn('video.claim_failed', { message: (error as Error).message });
-    } finally {
-      this.ticking = false;
+      if (Date.now() - this.lastClaimFailureLog >= 10_000) {
+        this.lastClaimFailureLog = Date.now();
+        services.log.warn('video.claim_failed', { message: (error as Error).message });
+      }
     }
   }
 
