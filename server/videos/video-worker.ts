@@ -62,6 +62,8 @@ const NOTHING_USED: MeteredUsage = { inputTokens: 0, outputTokens: 0 };
 interface RunningJob {
   controller: AbortController;
   done: Promise<void>;
+  /** When the lease ends unless renewed (this instance's clock, a little early). */
+  leaseEndsAt: number;
 }
 
 /** A step of a job that the provider's answer ended for good (a refusal, a failed generation). */
@@ -115,7 +117,7 @@ export class VideoWorker {
     const { workerIntervalMs, leaseMs } = services.config.videos;
     this.tickTimer = setInterval(() => this.nudge(), workerIntervalMs);
     this.tickTimer.unref();
-    this.leaseTimer = setInterval(() => void this.renewLeases(), Math.max(250, Math.floor(leaseMs / 3)));
+    this.leaseTimer = setInterval(() => void this.renewLeases(), Math.max(250, Math.floor(leaseMs / 4)));
     this.leaseTimer.unref();
     this.nudge();
   }
@@ -174,10 +176,11 @@ export class VideoWorker {
         this.tickWanted = false;
         const free = services.config.videos.concurrency - this.running.size;
         if (free <= 0 || this.stopping) break;
+        const claimedAt = Date.now();
         const jobs = await claimDueVideos(services.db, services.instanceId, free, services.config.videos.leaseMs);
         for (const job of jobs) {
           if (this.stopping) await releaseVideoLease(services.db, job.id, services.instanceId);
-          else this.launch(job);
+          else this.launch(job, claimedAt);
         }
       } while (this.tickWanted && !this.stopping);
     } catch (error) {
@@ -188,7 +191,7 @@ export class VideoWorker {
     }
   }
 
-  private launch(row: VideoRow): void {
+  private launch(row: VideoRow, claimedAt: number): void {
     const controller = new AbortController();
     const done = this.runJob(row, controller.signal)
       .catch((error: Error) => this.services!.log.error('video.job_crashed', { video: row.id, message: error.message }))
@@ -196,19 +199,32 @@ export class VideoWorker {
         this.running.delete(row.id);
         this.nudge();
       });
-    this.running.set(row.id, { controller, done });
+    this.running.set(row.id, { controller, done, leaseEndsAt: claimedAt + this.services!.config.videos.leaseMs });
   }
 
+  /**
+   * Renews the leases of the jobs under way. A job whose lease is gone (taken
+   * over, deleted) stops; so does one whose lease could not be renewed (the
+   * database is away) and is about to run out: another instance may take it
+   * then, and two instances must never work on one job.
+   */
   private async renewLeases(): Promise<void> {
     const services = this.services;
     if (!services || this.running.size === 0) return;
+    const { leaseMs } = services.config.videos;
     const ids = [...this.running.keys()];
+    const askedAt = Date.now();
     try {
-      const held = await renewVideoLeases(services.db, services.instanceId, ids, services.config.videos.leaseMs);
-      for (const id of ids) if (!held.has(id)) this.running.get(id)?.controller.abort(LEASE_LOST);
+      const held = await renewVideoLeases(services.db, services.instanceId, ids, leaseMs);
+      for (const id of ids) {
+        const job = this.running.get(id);
+        if (!held.has(id)) job?.controller.abort(LEASE_LOST);
+        else if (job) job.leaseEndsAt = askedAt + leaseMs;
+      }
     } catch (error) {
       services.log.warn('video.lease_renewal_failed', { message: (error as Error).message });
     }
+    for (const job of this.running.values()) if (job.leaseEndsAt - Date.now() < leaseMs / 3) job.controller.abort(LEASE_LOST);
   }
 
   /** Polls again after `delayMs` (the loop's own interval may be longer). */
