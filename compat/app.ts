@@ -24,10 +24,14 @@ const EMPTY_FORM: MultipartBody = Object.freeze({ fields: {}, files: {} }) as Mu
 
 /** The most procedure calls one `/trpc` batch request may carry. */
 const TRPC_MAX_BATCH = 10;
-const FORWARDED_HEADERS = ['anthropic-version', 'anthropic-beta', 'x-gateway-strict', 'openai-organization', 'openai-project'];
+const FORWARDED_HEADERS = ['anthropic-version', 'anthropic-beta', 'x-gateway-strict', 'openai-organization', 'openai-project', 'range'];
 /** The error shape of a request no route matched (a route sets its own family). */
 function familyOfPath(path: string): ErrorFamily {
   return path.startsWith('/v1/messages') ? 'anthropic' : 'openai';
+}
+
+function isJsonRequest(req: IncomingMessage): boolean {
+  return (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase() === 'application/json';
 }
 
 function header(req: IncomingMessage, name: string): string | undefined {
@@ -153,13 +157,14 @@ export function createApp(services: Services, state: AppState = { inFlight: 0, d
       });
       // What the headers can tell is checked before a byte of the body is read.
       const auth = route.auth === 'key' ? await authorizeRequest(services, credentialsOf(ctx), clientAddressOf(ctx)) : undefined;
+      const bodyKind = route.body === 'multipart-or-json' ? (isJsonRequest(ctx.req) ? 'json' : 'multipart') : route.body;
       let body: Record<string, unknown> = {};
-      if (route.body === 'json') {
+      if (bodyKind === 'json') {
         const read = await readJsonBody(ctx.req, bodyLimits);
         body = read.value;
         ctx.res.once('close', read.release);
       }
-      const form = route.body === 'multipart' ? await readMultipart(ctx.req, route.multipart!, services.uploads, services.config.uploadLimitBytes) : EMPTY_FORM;
+      const form = bodyKind === 'multipart' ? await readMultipart(ctx.req, route.multipart!, services.uploads, services.config.uploadLimitBytes) : EMPTY_FORM;
       // Uploads live as long as their request.
       if (form !== EMPTY_FORM) ctx.res.once('close', () => void services.uploads.release(Object.values(form.files).flat().map((file) => file.id)));
       const context = buildContext(ctx, ctx.state.requestId as string, controller.signal, { canStream: true, ...(auth ? { auth } : {}) });

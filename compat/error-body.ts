@@ -11,7 +11,7 @@ export interface RenderedError {
 
 /** The error body of a route family (GAPS.md "Errors"); auth errors carry reference_id and timestamp. */
 export function renderError(family: ErrorFamily, error: GatewayError, requestId: string): RenderedError {
-  const headers: Record<string, string> = {};
+  const headers: Record<string, string> = { ...error.headers };
   if (error.retryAfter !== undefined) headers['retry-after'] = String(Math.max(0, Math.ceil(error.retryAfter)));
   const extra: Record<string, unknown> = {};
   if (error.isAuthError) {

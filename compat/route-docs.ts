@@ -11,6 +11,7 @@ import {
 } from '../server/providers/openai/openai-audio.wire.js';
 // The content type of each format (GAPS.md "Audio"), as the mock produces it.
 import { SPEECH_CONTENT_TYPES } from '../server/providers/mock/media/mock-speech.js';
+import { videoCreateRequestSchema, videoSchema } from '../server/providers/openai/openai-videos.wire.js';
 
 /** A multipart form as documented: the upload field is a file, not the upload id the procedure sees. */
 function documentedForm(schema: z.ZodObject, fileField: string): z.ZodType {
@@ -41,4 +42,5 @@ export const ROUTE_DOCS: Record<string, { input?: z.ZodType; output?: z.ZodType;
   },
   'POST /v1/audio/transcriptions': { input: documentedForm(transcriptionRequestSchema, 'file'), answers: transcriptAnswers },
   'POST /v1/audio/translations': { input: documentedForm(translationRequestSchema, 'file'), answers: transcriptAnswers },
+  'POST /v1/videos': { input: videoCreateRequestSchema, output: videoSchema },
 };

@@ -18,7 +18,8 @@ export interface CompatRoute {
   path: string;
   /** The error shape of the route (GAPS.md: the messages family answers in Anthropic's). */
   family: ErrorFamily;
-  body: 'json' | 'multipart' | 'none';
+  /** `multipart-or-json`: a JSON body when the content type says so, else a multipart form. */
+  body: 'json' | 'multipart' | 'multipart-or-json' | 'none';
   /** The files a multipart route accepts, with their bounds. */
   multipart?: MultipartSpec;
   /** `key`: the API key, account and rate limit are checked from the headers before the body is read. */

@@ -1,6 +1,7 @@
 import { jsonAnswer } from '../server/answers.js';
 import { checkedByProcedure, type CompatRoute } from './route.js';
 import { AUDIO_ROUTES } from './routes/audio.routes.js';
+import { VIDEO_ROUTES } from './routes/videos.routes.js';
 
 export type { CompatRoute, RouteInput } from './route.js';
 
@@ -111,4 +112,4 @@ const CORE_ROUTES: CompatRoute[] = [
 ];
 
 /** The public REST surface. Every row calls a tRPC procedure through the in-process caller; each family's rows live in its own file. */
-export const ROUTES: CompatRoute[] = [...CORE_ROUTES, ...AUDIO_ROUTES];
+export const ROUTES: CompatRoute[] = [...CORE_ROUTES, ...AUDIO_ROUTES, ...VIDEO_ROUTES];

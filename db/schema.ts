@@ -17,6 +17,8 @@ export interface Database {
   instances: InstancesTable;
   rate_limits: RateLimitsTable;
   stored_responses: StoredResponsesTable;
+  videos: VideosTable;
+  job_holds: JobHoldsTable;
 }
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
@@ -168,3 +170,93 @@ export type AccountUpdate = Updateable<AccountsTable>;
 export type ApiKey = Selectable<ApiKeysTable>;
 export type UsageRow = Selectable<UsageTable>;
 export type NewUsageRow = Insertable<UsageTable>;
+
+/** A video's stored file: where it is in the video storage, its type and size. */
+export interface VideoAssetRecord {
+  key: string;
+  contentType: string;
+  size: number;
+}
+
+/** The stored files of a completed video. */
+export interface VideoAssetsRecord {
+  video: VideoAssetRecord;
+  thumbnail: VideoAssetRecord;
+  spritesheet: VideoAssetRecord;
+}
+
+/** An uploaded `input_reference`, kept in the video storage until the video is deleted. */
+export interface VideoInputReferenceRecord {
+  key: string;
+  filename: string;
+  contentType: string;
+  size: number;
+}
+
+/**
+ * A video generation task and its job (one row for both). The task's states
+ * move only along GAPS.md's transitions (a trigger refuses any other move);
+ * the job columns are the queue: an instance runs a job while it holds the
+ * lease (`locked_by`, `locked_until`), renews it while it works, and any
+ * instance takes the job over once the lease has run out.
+ */
+export interface VideosTable {
+  /** `video_` + 32 random base62 characters. */
+  id: string;
+  account_id: string;
+  key_id: string | null;
+  /** The create request's id (logs). */
+  request_id: string;
+  /** Catalog model id. */
+  model: string;
+  prompt: string;
+  /** `WIDTHxHEIGHT`. */
+  size: string;
+  /** Requested duration, seconds. */
+  seconds: number;
+  /** `pending`, `processing`, `completed`, `failed`. */
+  status: Generated<string>;
+  /** Why the task failed. */
+  error: string | null;
+  /** 0–100, as the provider reports it. */
+  progress: Generated<number>;
+  /** Real duration of the finished video, seconds. */
+  duration: number | null;
+  /** The account's discount when the task was created; the charge uses it too. */
+  discount_percentage: number;
+  input_reference: ColumnType<VideoInputReferenceRecord | null, string | null, string | null>;
+  /** Set when the task completes. */
+  assets: ColumnType<VideoAssetsRecord | null, string | null, string | null>;
+  /** Catalog provider of the deployment that took the job (set at the upstream create). */
+  provider_id: string | null;
+  upstream_model: string | null;
+  /** The provider's id of the generation. */
+  provider_job_id: string | null;
+  /** Failed tries so far (retried with backoff up to a bound). */
+  attempts: Generated<number>;
+  /** Polls of the provider so far (the poll interval grows with them). */
+  polls: Generated<number>;
+  /** Not to be run before this time (the next poll, or the retry after a failure). */
+  run_after: Timestamp;
+  /** Instance holding the lease. */
+  locked_by: string | null;
+  /** End of the lease; after it, any instance may take the job. */
+  locked_until: Date | null;
+  created_at: Generated<Date>;
+  completed_at: Date | null;
+  updated_at: Generated<Date>;
+}
+
+/**
+ * Credit held for a background job (a video), owned by the job rather than
+ * by an instance: instance recovery never touches it, and it ends exactly
+ * once, when the job is settled or released. Counted in `accounts.held`.
+ */
+export interface JobHoldsTable {
+  job_id: string;
+  account_id: string;
+  amount: number;
+  created_at: Generated<Date>;
+}
+
+export type Video = Selectable<VideosTable>;

@@ -9,6 +9,7 @@ import { responsesRouter } from './responses/responses.router.js';
 import { imagesRouter } from './images/images.router.js';
 import { accountRouter } from './account/account.router.js';
 import { audioRouter } from './audio/audio.router.js';
+import { videosRouter } from './videos/videos.router.js';
 
 export const appRouter = router({
   models: modelsRouter,
@@ -17,6 +18,7 @@ export const appRouter = router({
   responses: responsesRouter,
   images: imagesRouter,
   audio: audioRouter,
+  videos: videosRouter,
   account: accountRouter,
   admin: router({
     accounts: accountsRouter,

@@ -39,6 +39,39 @@ export interface GatewayConfig {
   usageFlushMs: number;
   /** Print the demo account's key on first start (npm start); off under tests. */
   createDemoAccount: boolean;
+  videos: VideoConfig;
+}
+
+/** Video generation: where finished videos are kept, and how the background jobs run. */
+export interface VideoConfig {
+  /** `local`: a directory (one instance, or a shared volume); `s3`: an S3-compatible bucket (several instances). */
+  storage: 'local' | 's3';
+  /** The local storage's directory; unset: `DATA_DIR/videos` (a temporary directory for an in-memory database). */
+  storageDir: string | undefined;
+  s3: {
+    endpoint: string | undefined;
+    bucket: string | undefined;
+    region: string;
+    accessKeyId: string | undefined;
+    secretAccessKey: string | undefined;
+    /** Path-style URLs (`endpoint/bucket/key`), which most self-hosted S3-compatible servers need. */
+    forcePathStyle: boolean;
+  };
+  /** How long the mock provider takes to "generate" a video, ms. */
+  mockDelayMs: number;
+  /** First and longest wait between two polls of a provider's generation, ms (the wait doubles from the first to the longest). */
+  pollMinMs: number;
+  pollMaxMs: number;
+  /** How often an instance looks for due jobs, ms. */
+  workerIntervalMs: number;
+  /** How long a job stays with an instance that stopped renewing its lease (crashed), ms. */
+  leaseMs: number;
+  /** Jobs one instance works on at once. */
+  concurrency: number;
+  /** Tries of a job whose provider calls fail (network, 5xx) before it is failed. */
+  maxAttempts: number;
+  /** Largest file downloaded from a provider (video, thumbnail, spritesheet), bytes. */
+  maxAssetBytes: number;
 }
 
 export interface ConnectionLimits {
@@ -97,6 +130,42 @@ function rateLimits(raw: string | undefined): Record<string, number> {
   return limits;
 }
 
+function videoStorage(raw: string | undefined): VideoConfig['storage'] {
+  if (raw === undefined || raw === '' || raw === 'local') return 'local';
+  if (raw === 's3') return 's3';
+  throw new Error(`VIDEO_STORAGE must be "local" or "s3", got "${raw}"`);
+}
+
+function flag(raw: string | undefined, fallback: boolean): boolean {
+  if (raw === undefined || raw === '') return fallback;
+  return raw === 'true' || raw === '1';
+}
+
+function readVideoConfig(env: NodeJS.ProcessEnv): VideoConfig {
+  const storage = videoStorage(env.VIDEO_STORAGE);
+  if (storage === 's3' && !env.S3_BUCKET) throw new Error('VIDEO_STORAGE=s3 needs S3_BUCKET');
+  return {
+    storage,
+    storageDir: env.VIDEO_STORAGE_DIR ? path.resolve(env.VIDEO_STORAGE_DIR) : undefined,
+    s3: {
+      endpoint: env.S3_ENDPOINT || undefined,
+      bucket: env.S3_BUCKET || undefined,
+      region: env.S3_REGION || 'us-east-1',
+      accessKeyId: env.S3_ACCESS_KEY_ID || undefined,
+      secretAccessKey: env.S3_SECRET_ACCESS_KEY || undefined,
+      forcePathStyle: flag(env.S3_FORCE_PATH_STYLE, false),
+    },
+    mockDelayMs: integer(env, 'MOCK_VIDEO_DELAY_MS', 3_000),
+    pollMinMs: Math.max(1, integer(env, 'VIDEO_POLL_MIN_MS', 1_000)),
+    pollMaxMs: Math.max(1, integer(env, 'VIDEO_POLL_MAX_MS', 15_000)),
+    workerIntervalMs: Math.max(1, integer(env, 'VIDEO_WORKER_INTERVAL_MS', 500)),
+    leaseMs: Math.max(1_000, integer(env, 'VIDEO_LEASE_MS', 30_000)),
+    concurrency: Math.max(1, integer(env, 'VIDEO_CONCURRENCY', 4)),
+    maxAttempts: Math.max(1, integer(env, 'VIDEO_MAX_ATTEMPTS', 5)),
+    maxAssetBytes: integer(env, 'VIDEO_MAX_BYTES', 1024 * 1024 * 1024),
+  };
+}
+
 function failMode(raw: string | undefined): GatewayConfig['rateLimitFailMode'] {
   if (raw === undefined || raw === '') return 'open';
   if (raw === 'open' || raw === 'closed') return raw;
@@ -147,5 +216,6 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     },
     usageFlushMs: integer(env, 'USAGE_FLUSH_MS', 50),
     createDemoAccount: env.GATEWAY_DEMO !== '0',
+    videos: readVideoConfig(env),
   };
 }

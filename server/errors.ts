@@ -27,6 +27,7 @@ export type GatewayErrorCode =
   | 'METHOD_NOT_ALLOWED'
   | 'VIDEO_NOT_READY'
   | 'REQUEST_TIMEOUT'
+  | 'RANGE_NOT_SATISFIABLE'
   | 'PAYLOAD_TOO_LARGE'
   | 'UNSUPPORTED_MEDIA_TYPE'
   | 'RATE_LIMITED'
@@ -62,6 +63,8 @@ export const ERROR_TABLE: Record<GatewayErrorCode, { status: number; trpc: TRPC_
   METHOD_NOT_ALLOWED: { status: 405, trpc: 'METHOD_NOT_SUPPORTED' },
   REQUEST_TIMEOUT: { status: 408, trpc: 'TIMEOUT' },
   VIDEO_NOT_READY: { status: 409, trpc: 'CONFLICT' },
+  // Not in GAPS.md: a download's Range lies past the end of the file (RFC 9110 §15.5.17).
+  RANGE_NOT_SATISFIABLE: { status: 416, trpc: 'BAD_REQUEST' },
   PAYLOAD_TOO_LARGE: { status: 413, trpc: 'PAYLOAD_TOO_LARGE' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, trpc: 'UNSUPPORTED_MEDIA_TYPE' },
   RATE_LIMITED: { status: 429, trpc: 'TOO_MANY_REQUESTS' },
@@ -92,6 +95,8 @@ export interface GatewayErrorOptions {
   status?: number;
   /** Seconds, for 429 and 503 answers. */
   retryAfter?: number;
+  /** Headers the error answer carries (lower-case names), e.g. `content-range` of a 416. */
+  headers?: Record<string, string>;
   cause?: unknown;
 }
 
@@ -100,6 +105,7 @@ export class GatewayError extends Error {
   readonly status: number;
   readonly param: string | null;
   readonly retryAfter: number | undefined;
+  readonly headers: Readonly<Record<string, string>> | undefined;
 
   constructor(code: GatewayErrorCode, message: string, options: GatewayErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -108,6 +114,7 @@ export class GatewayError extends Error {
     this.status = options.status ?? ERROR_TABLE[code].status;
     this.param = options.param ?? null;
     this.retryAfter = options.retryAfter;
+    this.headers = options.headers;
   }
 
   /** Authentication errors carry `reference_id` and `timestamp` (SPEC "Error object"). */

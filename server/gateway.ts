@@ -17,6 +17,8 @@ import { DiscountSettings, SETTINGS_CHANNEL } from './billing/discount-settings.
 import { createRateLimiter } from './ratelimit/rate-limiter.js';
 import { IpAllowlist } from './auth/ip-allowlist.js';
 import { UploadStore } from './uploads/upload-store.js';
+import { openVideoStorage } from './videos/open-video-storage.js';
+import { VideoWorker } from './videos/video-worker.js';
 
 export interface RunningGateway {
   services: Services;
@@ -85,7 +87,9 @@ export async function buildServices(config: GatewayConfig, options: StartOptions
   });
   const keyUsage = new KeyUsageTracker(db);
   keyUsage.start();
-  return {
+  if (config.videos.s3.secretAccessKey) log.addSecrets([config.videos.s3.secretAccessKey]);
+  const videoStorage = await openVideoStorage(config.videos, config.dataDir);
+  const services: Services = {
     config,
     database,
     db,
@@ -101,10 +105,16 @@ export async function buildServices(config: GatewayConfig, options: StartOptions
     log,
     adminTokenHash,
     instanceId,
+    videos: new VideoWorker(videoStorage),
+    videoStorage,
   };
+  services.videos.start(services);
+  return services;
 }
 
 export async function closeServices(services: Services): Promise<void> {
+  // Video jobs first: they hand their leases back and settle through billing and the database.
+  await services.videos.stop().catch((error: Error) => services.log.error('videos.stop_failed', { message: error.message }));
   await services.billing.stop().catch((error: Error) => services.log.error('billing.stop_failed', { message: error.message }));
   await services.keyUsage.stop().catch(() => undefined);
   await services.upstream.close();

@@ -12,6 +12,8 @@ import type { UpstreamClient } from './upstream/upstream-client.js';
 import type { DiscountSettings } from './billing/discount-settings.js';
 import type { RateLimiter } from './ratelimit/rate-limiter.js';
 import type { UploadStore } from './uploads/upload-store.js';
+import type { VideoWorker } from './videos/video-worker.js';
+import type { VideoStorage } from './videos/video-storage.js';
 
 /** Long-lived parts of one gateway instance, built once at start (server/gateway.ts). */
 export interface Services {
@@ -34,6 +36,10 @@ export interface Services {
   /** SHA-256 (hex) of the admin token. */
   adminTokenHash: string;
   instanceId: string;
+  /** The background video jobs of this instance. */
+  videos: VideoWorker;
+  /** Where finished videos are kept (a directory, or an S3-compatible bucket). */
+  videoStorage: VideoStorage;
 }
 
 /** What billing asks of the discount rotation. */

@@ -3,6 +3,7 @@ import * as initial from './2026-11-22T0000-initial.js';
 import * as rateLimits from './2026-11-22T0100-rate-limits.js';
 import * as storedResponses from './2026-11-22T0200-stored-responses.js';
 import * as storedResponsesText from './2026-11-23T0010-stored-responses-text.js';
+import * as videos from './2026-11-23T0200-videos.js';
 
 /** Migrations in order; names sort by their timestamp. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -10,6 +11,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-11-22T0100-rate-limits': rateLimits,
   '2026-11-22T0200-stored-responses': storedResponses,
   '2026-11-23T0010-stored-responses-text': storedResponsesText,
+  '2026-11-23T0200-videos': videos,
 };
 
 export const migrationProvider: MigrationProvider = {

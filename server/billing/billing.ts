@@ -7,6 +7,7 @@ import type { MicroPrice } from './money.js';
 import { runResetCycles } from './credits.js';
 import { LeaseBook } from './credit-leases.js';
 import { notify } from '../../db/client.js';
+import { insertJobHold, takeJobHold } from '../../db/queries/job-holds.queries.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 /** Prices are shared per model: serialise each once. */
@@ -156,24 +157,120 @@ export class Billing {
         this.leases.add(accountId, headroom);
         return;
       }
-      const account = await this.db
-        .selectFrom('accounts')
-        .select(['current_credits', 'vault_credits', 'held', 'daily_limit', 'cycle_spent'])
-        .where('id', '=', accountId)
-        .executeTakeFirst();
-      if (!account) throw new GatewayError('INSUFFICIENT_CREDITS', 'The account balance cannot cover this request.');
-      const available = account.current_credits + account.vault_credits - account.held;
-      const headroomElsewhere = account.held > 0 && available + account.held >= amount;
-      if (headroomElsewhere && attempt < PRESSURE_RETRIES) {
-        await notify(this.db, BILLING_CHANNEL, accountId);
-        await sleep(PRESSURE_DELAY_MS * 2 ** attempt);
-        continue;
-      }
-      if (account.daily_limit !== null && available >= amount) {
-        throw new GatewayError('DAILY_LIMIT_EXCEEDED', 'The account has reached its spending limit for this reset cycle.');
-      }
-      throw new GatewayError('INSUFFICIENT_CREDITS', 'The account balance cannot cover this request.');
+      await this.waitAfterRefusal(accountId, amount, attempt);
     }
+  }
+
+  /**
+   * A hold was refused. When other holds (instances' headroom) could make
+   * room, they are asked to hand it back and this returns after a short wait
+   * so the caller tries again; otherwise it throws the 402 to answer.
+   */
+  private async waitAfterRefusal(accountId: string, amount: number, attempt: number): Promise<void> {
+    const account = await this.db
+      .selectFrom('accounts')
+      .select(['current_credits', 'vault_credits', 'held', 'daily_limit', 'cycle_spent'])
+      .where('id', '=', accountId)
+      .executeTakeFirst();
+    if (!account) throw new GatewayError('INSUFFICIENT_CREDITS', 'The account balance cannot cover this request.');
+    const available = account.current_credits + account.vault_credits - account.held;
+    const headroomElsewhere = account.held > 0 && available + account.held >= amount;
+    if (headroomElsewhere && attempt < PRESSURE_RETRIES) {
+      await notify(this.db, BILLING_CHANNEL, accountId);
+      await sleep(PRESSURE_DELAY_MS * 2 ** attempt);
+      return;
+    }
+    if (account.daily_limit !== null && available >= amount) {
+      throw new GatewayError('DAILY_LIMIT_EXCEEDED', 'The account has reached its spending limit for this reset cycle.');
+    }
+    throw new GatewayError('INSUFFICIENT_CREDITS', 'The account balance cannot cover this request.');
+  }
+
+  /**
+   * Reserves `amount` for a background job (a video) that outlives the
+   * request and the instance: the hold belongs to the job (`job_holds`), not
+   * to this instance, so instance recovery never releases it; it ends only
+   * through {@link settleJob} or {@link releaseJob}. `within` runs in the same
+   * transaction (it records the job), so there is never a hold without its
+   * job nor a job without its hold. 402 when the account cannot cover it.
+   */
+  async holdForJob(accountId: string, amount: number, jobId: string, within: (trx: Transaction<Database>) => Promise<void>): Promise<void> {
+    if (amount <= 0) {
+      await this.db.transaction().execute(within);
+      return;
+    }
+    for (let attempt = 0; ; attempt++) {
+      const held = await this.db.transaction().execute(async (trx) => {
+        if (!(await insertJobHold(trx, { jobId, accountId, amount }))) return false;
+        await within(trx);
+        return true;
+      });
+      if (held) return;
+      await this.waitAfterRefusal(accountId, amount, attempt);
+    }
+  }
+
+  /**
+   * Ends a job's hold with its one usage row, in one transaction: the usage
+   * row (its request id is the job id, unique), the charge (`entry.cost`, at
+   * most what the account has once the hold is released), the ledger entry
+   * and the release. `guard` runs first in that transaction (the job's own
+   * state change, e.g. `processing → completed` while holding the lease);
+   * when it answers false nothing is written. A second settlement of the
+   * same job finds neither the hold nor room for a second usage row and
+   * writes nothing. True when this call settled the job.
+   */
+  async settleJob(jobId: string, entry: UsageEntry, guard?: (trx: Transaction<Database>) => Promise<boolean>): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      if (guard && !(await guard(trx))) return false;
+      return this.closeJobIn(trx, jobId, entry);
+    });
+  }
+
+  /** Like {@link settleJob} with nothing charged: the job failed or was deleted before it completed. Its usage row has cost 0. */
+  async releaseJob(jobId: string, entry: UsageEntry, guard?: (trx: Transaction<Database>) => Promise<boolean>): Promise<boolean> {
+    return this.settleJob(jobId, { ...entry, cost: 0 }, guard);
+  }
+
+  private async closeJobIn(trx: Transaction<Database>, jobId: string, entry: UsageEntry): Promise<boolean> {
+    const hold = await takeJobHold(trx, jobId);
+    const accountId = hold?.accountId ?? entry.accountId;
+    const account = await trx
+      .selectFrom('accounts')
+      .select(['current_credits', 'vault_credits', 'held', 'cycle_spent'])
+      .where('id', '=', accountId)
+      .forNoKeyUpdate()
+      .executeTakeFirst();
+    if (!account) return false;
+    const inserted = await this.insertUsage(trx, [{ ...entry, requestId: jobId, accountId, heldAmount: hold?.amount ?? 0 }]);
+    const usageId = inserted.get(jobId);
+    if (!hold && usageId === undefined) return false;
+    const released = hold?.amount ?? 0;
+    const held = Math.max(0, account.held - released);
+    let charge = 0;
+    if (usageId !== undefined && entry.cost > 0) {
+      charge = Math.max(0, Math.min(entry.cost, account.current_credits + account.vault_credits - held));
+    }
+    const fromCurrent = Math.min(charge, account.current_credits);
+    const fromVault = charge - fromCurrent;
+    await trx
+      .updateTable('accounts')
+      .set({
+        held,
+        current_credits: account.current_credits - fromCurrent,
+        vault_credits: account.vault_credits - fromVault,
+        cycle_spent: account.cycle_spent + charge,
+      })
+      .where('id', '=', accountId)
+      .execute();
+    if (charge > 0 && usageId !== undefined) {
+      await trx.updateTable('usage').set({ cost: charge }).where('id', '=', usageId).execute();
+      await trx
+        .insertInto('ledger')
+        .values({ account_id: accountId, kind: 'charge', current_delta: -fromCurrent, vault_delta: -fromVault, usage_id: usageId, request_id: jobId })
+        .execute();
+    }
+    return true;
   }
 
   /** One statement: reserve `amount` (+ headroom when credit is plentiful); the headroom granted, or undefined when refused. */

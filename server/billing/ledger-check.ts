@@ -17,7 +17,8 @@ export interface LedgerCheckRow {
 /**
  * The books of each account agree with its balance: the ledger's deltas sum
  * to both balances (opening balance − Σ charges + Σ credits = balance), the
- * usage rows' costs equal the charge entries, the holds table sums to `held`,
+ * usage rows' costs equal the charge entries, the holds (instances' and
+ * background jobs') sum to `held`,
  * and nothing is negative.
  */
 export async function checkLedger(db: Kysely<Database>, accountId?: string): Promise<{ ok: boolean; accounts: LedgerCheckRow[] }> {
@@ -25,7 +26,8 @@ export async function checkLedger(db: Kysely<Database>, accountId?: string): Pro
     SELECT a.id AS account_id, a.current_credits, a.vault_credits, a.held,
       COALESCE((SELECT SUM(current_delta) FROM ledger l WHERE l.account_id = a.id), 0)::bigint AS ledger_current,
       COALESCE((SELECT SUM(vault_delta) FROM ledger l WHERE l.account_id = a.id), 0)::bigint AS ledger_vault,
-      COALESCE((SELECT SUM(amount) FROM credit_holds h WHERE h.account_id = a.id), 0)::bigint AS holds_total,
+      (COALESCE((SELECT SUM(amount) FROM credit_holds h WHERE h.account_id = a.id), 0)
+        + COALESCE((SELECT SUM(amount) FROM job_holds j WHERE j.account_id = a.id), 0))::bigint AS holds_total,
       COALESCE((SELECT SUM(cost) FROM usage u WHERE u.account_id = a.id), 0)::bigint AS usage_cost,
       COALESCE((SELECT -SUM(current_delta + vault_delta) FROM ledger l WHERE l.account_id = a.id AND l.kind = 'charge'), 0)::bigint AS ledger_charges
     FROM accounts a

@@ -93,6 +93,17 @@ export const modelEntrySchema = z.strictObject({
   /** Embedding size; `dimensionsAdjustable` lets requests ask for fewer. */
   dimensions: z.number().int().positive().optional(),
   dimensionsAdjustable: z.boolean().optional(),
+  /** Video generation (`/v1/videos`): the sizes and durations offered; requests outside them are refused with a 400. */
+  videos: z
+    .strictObject({
+      /** `WIDTHxHEIGHT`; the first is the default unless `defaultSize` says otherwise. */
+      sizes: z.array(z.string().regex(/^[1-9]\d*x[1-9]\d*$/, 'must be WIDTHxHEIGHT')).min(1),
+      /** Durations in seconds: a list, or a range (bounds included). */
+      seconds: z.union([z.array(z.number().positive()).min(1), z.strictObject({ min: z.number().positive(), max: z.number().positive() })]),
+      defaultSize: z.string().optional(),
+      defaultSeconds: z.number().positive().optional(),
+    })
+    .optional(),
 });
 export type ModelEntry = z.infer<typeof modelEntrySchema>;
 

@@ -50,7 +50,15 @@ export const DEMO_CATALOG: CatalogFile = {
       endpoints: ['/v1/audio/transcriptions', '/v1/audio/translations'],
       pricing: { input: 0, output: 0, second: 0.0001 },
     },
-    { id: 'mock-video', ownedBy: 'umg', provider: 'mock', upstreamModel: 'mock-video', endpoints: ['/v1/videos'], pricing: { input: 0, output: 0, second: 0.1 } },
+    {
+      id: 'mock-video',
+      ownedBy: 'umg',
+      provider: 'mock',
+      upstreamModel: 'mock-video',
+      endpoints: ['/v1/videos'],
+      pricing: { input: 0, output: 0, second: 0.1 },
+      videos: { sizes: ['1280x720', '720x1280', '1920x1080', '1080x1920', '640x360', '360x640'], seconds: { min: 1, max: 20 }, defaultSeconds: 4 },
+    },
     {
       id: 'mock-restricted',
       ownedBy: 'umg',

@@ -121,7 +121,8 @@ export interface UsageEntryFields {
   requestId: string;
   accountId: string;
   keyId: string;
-  model: CatalogModel;
+  /** The model's id and price (a background job may outlive the model's catalog entry). */
+  model: Pick<CatalogModel, 'id' | 'price'>;
   endpoint: Endpoint;
   stream: boolean;
   latencyMs: number;

@@ -121,6 +121,9 @@ export interface DeploymentAttempt<Op extends Operation> {
   last: boolean;
 }
 
+/** What the failover loop needs of its caller: a request's context, or a background job's (videos). */
+export type RoutingContext = Pick<OperationContext, 'services' | 'requestId' | 'signal'>;
+
 export interface RouteOptions {
   /** Retries per deployment; the provider's own setting otherwise. */
   maxRetries?: number;
@@ -135,7 +138,7 @@ export interface RouteOptions {
  * thrown.
  */
 export async function routeDeployments<Op extends Operation, Result>(
-  context: OperationContext,
+  context: RoutingContext,
   model: CatalogModel,
   operation: Op,
   attempt: (step: DeploymentAttempt<Op>) => Promise<Result>,

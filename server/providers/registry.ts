@@ -7,12 +7,14 @@ import type { Endpoint } from '../catalog/catalog.schema.js';
 import { anthropicChatAdapter, anthropicCountTokensAdapter } from './anthropic/anthropic.adapter.js';
 import { localCountTokensAdapter } from './local-count.js';
 import { mockChatAdapter, mockCountTokensAdapter, mockImagesAdapter } from './mock/mock.adapters.js';
+import { mockVideosAdapter } from './mock/mock-videos.adapter.js';
 import { openAIChatAdapter, openAIImagesAdapter } from './openai/openai.adapter.js';
 import { mockSpeechAdapter } from './mock/mock-speech.adapter.js';
 import { mockTranscriptionAdapter } from './mock/mock-transcription.adapter.js';
 import { openAISpeechAdapter } from './openai/openai-speech.adapter.js';
 import { openAITranscriptionAdapter } from './openai/openai-transcription.adapter.js';
-import type { ChatAdapter, CountTokensAdapter, ImagesAdapter, ProviderKind, SpeechAdapter, TranscriptionAdapter } from './types.js';
+import { openAIVideosAdapter } from './openai/openai-videos.adapter.js';
+import type { ChatAdapter, CountTokensAdapter, ImagesAdapter, ProviderKind, SpeechAdapter, TranscriptionAdapter, VideosAdapter } from './types.js';
 
 /** The adapter type of each operation. */
 export interface OperationAdapters {
@@ -21,6 +23,7 @@ export interface OperationAdapters {
   images: ImagesAdapter;
   speech: SpeechAdapter;
   transcription: TranscriptionAdapter;
+  videos: VideosAdapter;
 }
 
 export type Operation = keyof OperationAdapters;
@@ -32,9 +35,29 @@ export interface ProviderKindDefinition {
 }
 
 export const PROVIDER_KINDS: Record<ProviderKind, ProviderKindDefinition> = {
-  openai: { kind: 'openai', adapters: { chat: openAIChatAdapter, countTokens: localCountTokensAdapter, images: openAIImagesAdapter, speech: openAISpeechAdapter, transcription: openAITranscriptionAdapter } },
+  openai: {
+    kind: 'openai',
+    adapters: {
+      chat: openAIChatAdapter,
+      countTokens: localCountTokensAdapter,
+      images: openAIImagesAdapter,
+      speech: openAISpeechAdapter,
+      transcription: openAITranscriptionAdapter,
+      videos: openAIVideosAdapter,
+    },
+  },
   anthropic: { kind: 'anthropic', adapters: { chat: anthropicChatAdapter, countTokens: anthropicCountTokensAdapter } },
-  mock: { kind: 'mock', adapters: { chat: mockChatAdapter, countTokens: mockCountTokensAdapter, images: mockImagesAdapter, speech: mockSpeechAdapter, transcription: mockTranscriptionAdapter } },
+  mock: {
+    kind: 'mock',
+    adapters: {
+      chat: mockChatAdapter,
+      countTokens: mockCountTokensAdapter,
+      images: mockImagesAdapter,
+      speech: mockSpeechAdapter,
+      transcription: mockTranscriptionAdapter,
+      videos: mockVideosAdapter,
+    },
+  },
 };
 
 /** The operation behind each public endpoint; undefined for endpoints no operation serves yet. */
@@ -48,6 +71,7 @@ export const ENDPOINT_OPERATIONS: Partial<Record<Endpoint, Operation>> = {
   '/v1/audio/speech': 'speech',
   '/v1/audio/transcriptions': 'transcription',
   '/v1/audio/translations': 'transcription',
+  '/v1/videos': 'videos',
 };
 
 export function adapterFor<Op extends Operation>(kind: ProviderKind, operation: Op): OperationAdapters[Op] | undefined {

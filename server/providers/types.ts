@@ -166,3 +166,69 @@ export interface TranscriptionResult {
 export interface TranscriptionAdapter {
   transcribe(transport: UpstreamTransport, connection: ProviderConnection, job: TranscriptionJob): Promise<TranscriptionResult>;
 }
+
+/** A video generation as a provider reports it. */
+export interface UpstreamVideo {
+  /** The provider's id of the generation. */
+  id: string;
+  status: 'queued' | 'in_progress' | 'completed' | 'failed';
+  /** 0–100, when the provider says. */
+  progress?: number;
+  /** Duration of the finished video in seconds, when the provider says. */
+  durationSeconds?: number;
+  /** Why the generation failed, as the provider says (shown to the client). */
+  error?: string;
+  /** When to look again, ms, when the provider knows. */
+  retryAfterMs?: number;
+}
+
+/** A file sent with a request (a video's input reference), read from storage as it is sent. */
+export interface UpstreamFile {
+  filename: string;
+  contentType: string;
+  size: number;
+  open(): AsyncIterable<Uint8Array>;
+}
+
+/** `POST /v1/videos` as a provider gets it: the upstream model, bounds already checked. */
+export interface VideoGenerationRequest {
+  model: string;
+  prompt: string;
+  /** `WIDTHxHEIGHT`. */
+  size: string;
+  seconds: number;
+  inputReference?: UpstreamFile;
+}
+
+/** A generation the provider accepted: its id, and the request it was created with. */
+export interface VideoJobRef {
+  providerJobId: string;
+  request: Omit<VideoGenerationRequest, 'inputReference'>;
+}
+
+export type VideoVariant = 'video' | 'thumbnail' | 'spritesheet';
+
+/** A file of a finished generation, streamed. */
+export interface VideoDownload {
+  contentType: string;
+  /** Declared length, when the provider declares one. */
+  contentLength?: number;
+  body: AsyncIterable<Uint8Array>;
+}
+
+export interface VideoCreateOptions {
+  /** The gateway's id of the video: sent as the idempotency key, so a create retried after an uncertain answer creates nothing twice. */
+  idempotencyKey: string;
+  /** How long a simulated provider (the mock) takes, ms. */
+  simulatedDelayMs: number;
+}
+
+/** Asynchronous video generation (`/v1/videos`): create, poll, download, delete. */
+export interface VideosAdapter {
+  create(transport: UpstreamTransport, connection: ProviderConnection, request: VideoGenerationRequest, options: VideoCreateOptions): Promise<UpstreamVideo>;
+  retrieve(transport: UpstreamTransport, connection: ProviderConnection, job: VideoJobRef): Promise<UpstreamVideo>;
+  /** A file of a completed generation. */
+  download(transport: UpstreamTransport, connection: ProviderConnection, job: VideoJobRef, variant: VideoVariant): Promise<VideoDownload>;
+  /** Cancels the generation, or deletes its files at the provider; a generation the provider no longer knows is not an error. */
+  remove(transport: UpstreamTransport, connection: ProviderConnection, job: VideoJobRef): Promise<void>;
+}
