@@ -21,7 +21,7 @@ import { readMultipart, type MultipartBody } from './read-multipart.js';
 
 const EMPTY_FORM: MultipartBody = Object.freeze({ fields: {}, files: {} }) as MultipartBody;
 
-const FORWARDED_HEADERS = ['anthropic-version', 'anthropic-beta', 'x-gateway-strict', 'openai-organization', 'openai-project'];
+const FORWARDED_HEADERS = ['anthropic-version', 'anthropic-beta', 'x-gateway-strict', 'openai-organization', 'openai-project', 'host'];
 /** The error shape of a request no route matched (a route sets its own family). */
 function familyOfPath(path: string): ErrorFamily {
   return path.startsWith('/v1/messages') ? 'anthropic' : 'openai';
@@ -141,6 +141,7 @@ export function createApp(services: Services, state: AppState = { inFlight: 0, d
       });
       // What the headers can tell is checked before a byte of the body is read.
       const auth = route.auth === 'key' ? await authorizeRequest(services, credentialsOf(ctx), clientAddressOf(ctx)) : undefined;
+      if (auth && route.guard) route.guard(auth);
       const body = route.body === 'json' ? (await readJsonBody(ctx.req, services.config.bodyLimitBytes)).value : {};
       const form = route.body === 'multipart' ? await readMultipart(ctx.req, route.multipart!, services.uploads, services.config.uploadLimitBytes) : EMPTY_FORM;
       // Uploads live as long as their request.

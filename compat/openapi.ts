@@ -43,7 +43,7 @@ export function buildOpenApiDocument(): OpenApiDocument {
     if (docs?.input) {
       operation.requestBody = {
         required: true,
-        content: { 'application/json': { schema: z.toJSONSchema(docs.input, { unrepresentable: 'any', io: 'input' }) } },
+        content: { [route.body === 'multipart' ? 'multipart/form-data' : 'application/json']: { schema: z.toJSONSchema(docs.input, { unrepresentable: 'any', io: 'input' }) } },
       };
     }
     (paths[path] ??= {})[method] = operation;

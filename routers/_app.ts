@@ -8,6 +8,8 @@ import { messagesRouter } from './messages/messages.router.js';
 import { responsesRouter } from './responses/responses.router.js';
 import { imagesRouter } from './images/images.router.js';
 import { accountRouter } from './account/account.router.js';
+import { embeddingsRouter } from './embeddings/embeddings.router.js';
+import { moderationsRouter } from './moderations/moderations.router.js';
 
 export const appRouter = router({
   models: modelsRouter,
@@ -16,6 +18,8 @@ export const appRouter = router({
   responses: responsesRouter,
   images: imagesRouter,
   account: accountRouter,
+  embeddings: embeddingsRouter,
+  moderations: moderationsRouter,
   admin: router({
     accounts: accountsRouter,
     keys: keysRouter,

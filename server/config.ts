@@ -37,6 +37,10 @@ export interface GatewayConfig {
   usageFlushMs: number;
   /** Print the demo account's key on first start (npm start); off under tests. */
   createDemoAccount: boolean;
+  /** Lifetime of a generated image and of its signed `url`, seconds. */
+  imageUrlTtlSeconds: number;
+  /** The gateway's public origin for the links it hands out (`https://gw.example.com`); unset: from the request's Host header. */
+  publicBaseUrl: string | undefined;
 }
 
 export interface UpstreamTimeouts {
@@ -80,6 +84,18 @@ function failMode(raw: string | undefined): GatewayConfig['rateLimitFailMode'] {
   throw new Error(`RATE_LIMIT_FAIL_MODE must be "open" or "closed", got "${raw}"`);
 }
 
+function publicBaseUrl(raw: string | undefined): string | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new Error(`PUBLIC_BASE_URL must be an http(s) URL, got "${raw}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`PUBLIC_BASE_URL must be an http(s) URL, got "${raw}"`);
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+}
+
 export function readConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
   const logLevel = (env.LOG_LEVEL ?? 'info') as GatewayConfig['logLevel'];
   return {
@@ -113,5 +129,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     },
     usageFlushMs: integer(env, 'USAGE_FLUSH_MS', 50),
     createDemoAccount: env.GATEWAY_DEMO !== '0',
+    imageUrlTtlSeconds: Math.max(1, integer(env, 'IMAGE_URL_TTL_SECONDS', 3600)),
+    publicBaseUrl: publicBaseUrl(env.PUBLIC_BASE_URL),
   };
 }

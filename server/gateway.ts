@@ -15,6 +15,7 @@ import { UpstreamClient } from './upstream/upstream-client.js';
 import { DiscountSettings, SETTINGS_CHANNEL } from './billing/discount-settings.js';
 import { createRateLimiter } from './ratelimit/rate-limiter.js';
 import { UploadStore } from './uploads/upload-store.js';
+import { GeneratedImageStore } from './images/generated-image-store.js';
 
 export interface RunningGateway {
   services: Services;
@@ -83,6 +84,8 @@ export async function buildServices(config: GatewayConfig, options: StartOptions
   });
   const keyUsage = new KeyUsageTracker(db);
   keyUsage.start();
+  const generatedImages = new GeneratedImageStore(db, { ttlSeconds: config.imageUrlTtlSeconds, log });
+  await generatedImages.start();
   return {
     config,
     database,
@@ -95,6 +98,7 @@ export async function buildServices(config: GatewayConfig, options: StartOptions
     discounts,
     rateLimiter,
     uploads: new UploadStore(config.uploadDir, config.uploadBudgetBytes),
+    generatedImages,
     log,
     adminTokenHash,
     instanceId,
@@ -104,6 +108,7 @@ export async function buildServices(config: GatewayConfig, options: StartOptions
 export async function closeServices(services: Services): Promise<void> {
   await services.billing.stop().catch((error: Error) => services.log.error('billing.stop_failed', { message: error.message }));
   await services.keyUsage.stop().catch(() => undefined);
+  await services.generatedImages.stop().catch(() => undefined);
   await services.upstream.close();
   await services.rateLimiter.close().catch(() => undefined);
   await services.database.close();

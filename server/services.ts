@@ -11,6 +11,7 @@ import type { UpstreamClient } from './upstream/upstream-client.js';
 import type { DiscountSettings } from './billing/discount-settings.js';
 import type { RateLimiter } from './ratelimit/rate-limiter.js';
 import type { UploadStore } from './uploads/upload-store.js';
+import type { GeneratedImageStore } from './images/generated-image-store.js';
 
 /** Long-lived parts of one gateway instance, built once at start (server/gateway.ts). */
 export interface Services {
@@ -28,6 +29,8 @@ export interface Services {
   rateLimiter: RateLimiter;
   /** Multipart uploads on disk while their request runs. */
   uploads: UploadStore;
+  /** Generated images behind signed links (`response_format: url`). */
+  generatedImages: GeneratedImageStore;
   /** SHA-256 (hex) of the admin token. */
   adminTokenHash: string;
   instanceId: string;

@@ -2,12 +2,14 @@ import type { Migration, MigrationProvider } from 'kysely';
 import * as initial from './2026-11-22T0000-initial.js';
 import * as rateLimits from './2026-11-22T0100-rate-limits.js';
 import * as storedResponses from './2026-11-22T0200-stored-responses.js';
+import * as generatedImages from './2026-11-23T0100-generated-images.js';
 
 /** Migrations in order; names sort by their timestamp. */
 const MIGRATIONS: Record<string, Migration> = {
   '2026-11-22T0000-initial': initial,
   '2026-11-22T0100-rate-limits': rateLimits,
   '2026-11-22T0200-stored-responses': storedResponses,
+  '2026-11-23T0100-generated-images': generatedImages,
 };
 
 export const migrationProvider: MigrationProvider = {

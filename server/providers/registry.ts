@@ -6,15 +6,23 @@
 import type { Endpoint } from '../catalog/catalog.schema.js';
 import { anthropicChatAdapter, anthropicCountTokensAdapter } from './anthropic/anthropic.adapter.js';
 import { localCountTokensAdapter } from './local-count.js';
-import { mockChatAdapter, mockCountTokensAdapter, mockImagesAdapter } from './mock/mock.adapters.js';
-import { openAIChatAdapter, openAIImagesAdapter } from './openai/openai.adapter.js';
-import type { ChatAdapter, CountTokensAdapter, ImagesAdapter, ProviderKind } from './types.js';
+import { mockChatAdapter, mockCountTokensAdapter } from './mock/mock.adapters.js';
+import { mockEmbeddingsAdapter } from './mock/mock-embeddings.adapter.js';
+import { mockImagesAdapter } from './mock/mock-images.adapter.js';
+import { mockModerationsAdapter } from './mock/mock-moderations.adapter.js';
+import { openAIChatAdapter } from './openai/openai.adapter.js';
+import { openAIEmbeddingsAdapter } from './openai/openai-embeddings.adapter.js';
+import { openAIImagesAdapter } from './openai/openai-images.adapter.js';
+import { openAIModerationsAdapter } from './openai/openai-moderations.adapter.js';
+import type { ChatAdapter, CountTokensAdapter, EmbeddingsAdapter, ImagesAdapter, ModerationsAdapter, ProviderKind } from './types.js';
 
 /** The adapter type of each operation. */
 export interface OperationAdapters {
   chat: ChatAdapter;
   countTokens: CountTokensAdapter;
   images: ImagesAdapter;
+  embeddings: EmbeddingsAdapter;
+  moderations: ModerationsAdapter;
 }
 
 export type Operation = keyof OperationAdapters;
@@ -26,9 +34,27 @@ export interface ProviderKindDefinition {
 }
 
 export const PROVIDER_KINDS: Record<ProviderKind, ProviderKindDefinition> = {
-  openai: { kind: 'openai', adapters: { chat: openAIChatAdapter, countTokens: localCountTokensAdapter, images: openAIImagesAdapter } },
+  openai: {
+    kind: 'openai',
+    adapters: {
+      chat: openAIChatAdapter,
+      countTokens: localCountTokensAdapter,
+      images: openAIImagesAdapter,
+      embeddings: openAIEmbeddingsAdapter,
+      moderations: openAIModerationsAdapter,
+    },
+  },
   anthropic: { kind: 'anthropic', adapters: { chat: anthropicChatAdapter, countTokens: anthropicCountTokensAdapter } },
-  mock: { kind: 'mock', adapters: { chat: mockChatAdapter, countTokens: mockCountTokensAdapter, images: mockImagesAdapter } },
+  mock: {
+    kind: 'mock',
+    adapters: {
+      chat: mockChatAdapter,
+      countTokens: mockCountTokensAdapter,
+      images: mockImagesAdapter,
+      embeddings: mockEmbeddingsAdapter,
+      moderations: mockModerationsAdapter,
+    },
+  },
 };
 
 /** The operation behind each public endpoint; undefined for endpoints no operation serves yet. */
@@ -39,6 +65,9 @@ export const ENDPOINT_OPERATIONS: Partial<Record<Endpoint, Operation>> = {
   '/v1/responses/compact': 'chat',
   '/v1/messages/count_tokens': 'countTokens',
   '/v1/images/generations': 'images',
+  '/v1/images/edits': 'images',
+  '/v1/embeddings': 'embeddings',
+  '/v1/moderations': 'moderations',
 };
 
 export function adapterFor<Op extends Operation>(kind: ProviderKind, operation: Op): OperationAdapters[Op] | undefined {
