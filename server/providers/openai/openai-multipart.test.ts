@@ -19,7 +19,7 @@ function parse(contentType: string, bytes: Buffer): Promise<{ fields: Record<str
     parser.on('file', (field, stream, info) => {
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-      stream.on('end', () => files.push({ field, filename: info.filename, type: info.mimeType, bytes: Buffer.concat(chunks) }));
+      stream.on('end', () => files.push({ field, filename: info.filename ?? '', type: info.mimeType, bytes: Buffer.concat(chunks) }));
     });
     parser.on('close', () => resolve({ fields, files }));
     parser.on('error', reject);
