@@ -11,6 +11,7 @@ export const IMAGES_ROUTES: CompatRoute[] = [
     family: 'openai',
     body: 'json',
     auth: 'key',
+    guard: (auth) => assertImagePlan(auth.account.plan),
     summary: 'Generate images (not on the free plan)',
     invoke: (caller, input) => caller.images.generate(checkedByProcedure(input.body)),
   },

@@ -79,7 +79,8 @@ export function checkImageRequest(model: CatalogModel, fields: ImageRequestField
   }
   const count = fields.n ?? 1;
   if (count > capabilities.maxImages) throw unsupported(model, 'n', `makes at most ${capabilities.maxImages} image(s) per request.`);
-  const sizeLabel = fields.size ?? DEFAULT_IMAGE_SIZE;
+  // SPEC's default, unless the model cannot make it: then the first size it declares.
+  const sizeLabel = fields.size ?? (capabilities.sizes.includes(DEFAULT_IMAGE_SIZE) ? DEFAULT_IMAGE_SIZE : capabilities.sizes[0]!);
   if (!capabilities.sizes.includes(sizeLabel)) throw unsupported(model, 'size', `does not make ${sizeLabel} images (sizes: ${capabilities.sizes.join(', ')}).`);
   const quality = fields.quality ?? undefined;
   if (quality !== undefined && !capabilities.qualities.includes(quality as never)) {

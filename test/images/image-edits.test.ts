@@ -167,6 +167,17 @@ describe('POST /v1/images/edits on the mock', () => {
     expect(gateway.gateway.services.uploads.count).toBe(0);
   });
 
+  it('documents the edit as multipart/form-data, and the other media routes, in /openapi.json', async () => {
+    const document = (await (await fetch(new URL('/openapi.json', gateway.url))).json()) as { paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: { properties?: Record<string, unknown> } }> } }>> };
+    const edit = document.paths['/v1/images/edits']!.post!.requestBody!.content;
+    expect(Object.keys(edit)).toEqual(['multipart/form-data']);
+    expect(Object.keys(edit['multipart/form-data']!.schema.properties!)).toEqual(expect.arrayContaining(['model', 'prompt', 'image', 'image[]', 'mask', 'n', 'size']));
+    expect(Object.keys(document.paths['/v1/embeddings']!.post!.requestBody!.content)).toEqual(['application/json']);
+    expect(document.paths['/v1/moderations']).toHaveProperty('post');
+    expect(document.paths['/v1/images/generations']).toHaveProperty('post');
+    expect(document.paths['/v1/images/files/{id}']).toHaveProperty('get');
+  });
+
   it('answers a free account 403 before reading its upload: the refusal arrives while the body is still unsent', async () => {
     const { key: freeKey } = await gateway.createAccountWithKey({ plan: 'free', credits: 10 });
     const boundary = 'umg-test-boundary';
