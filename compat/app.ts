@@ -24,7 +24,7 @@ const EMPTY_FORM: MultipartBody = Object.freeze({ fields: {}, files: {} }) as Mu
 
 /** The most procedure calls one `/trpc` batch request may carry. */
 const TRPC_MAX_BATCH = 10;
-const FORWARDED_HEADERS = ['anthropic-version', 'anthropic-beta', 'x-gateway-strict', 'openai-organization', 'openai-project', 'range'];
+const FORWARDED_HEADERS = ['anthropic-version', 'anthropic-beta', 'x-gateway-strict', 'openai-organization', 'openai-project', 'range', 'host'];
 /** The error shape of a request no route matched (a route sets its own family). */
 function familyOfPath(path: string): ErrorFamily {
   return path.startsWith('/v1/messages') ? 'anthropic' : 'openai';
@@ -157,6 +157,8 @@ export function createApp(services: Services, state: AppState = { inFlight: 0, d
       });
       // What the headers can tell is checked before a byte of the body is read.
       const auth = route.auth === 'key' ? await authorizeRequest(services, credentialsOf(ctx), clientAddressOf(ctx)) : undefined;
+      // A check the route can make from the account alone (the free plan on image edits), before the body too.
+      if (auth && route.guard) route.guard(auth);
       const bodyKind = route.body === 'multipart-or-json' ? (isJsonRequest(ctx.req) ? 'json' : 'multipart') : route.body;
       let body: Record<string, unknown> = {};
       if (bodyKind === 'json') {

@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { chatCompletionRequestSchema } from '../server/providers/openai/openai.wire.js';
 import { countTokensRequestSchema, messagesRequestSchema } from '../server/providers/anthropic/anthropic.wire.js';
 import { compactRequestSchema, responsesRequestSchema } from '../server/translate/responses/responses.wire.js';
-import { imageGenerationRequestSchema } from '../server/providers/openai/openai-images.wire.js';
 import {
   SPEECH_RESPONSE_FORMATS,
   speechRequestSchema,
@@ -12,6 +11,9 @@ import {
 // The content type of each format (GAPS.md "Audio"), as the mock produces it.
 import { SPEECH_CONTENT_TYPES } from '../server/providers/mock/media/mock-speech.js';
 import { videoCreateRequestSchema, videoSchema } from '../server/providers/openai/openai-videos.wire.js';
+import { imageEditFormSchema, imageGenerationRequestSchema } from '../server/providers/openai/openai-images.wire.js';
+import { embeddingRequestSchema } from '../server/providers/openai/openai-embeddings.wire.js';
+import { moderationRequestSchema } from '../server/providers/openai/openai-moderations.wire.js';
 
 /** A multipart form as documented: the upload field is a file, not the upload id the procedure sees. */
 function documentedForm(schema: z.ZodObject, fileField: string): z.ZodType {
@@ -43,4 +45,7 @@ export const ROUTE_DOCS: Record<string, { input?: z.ZodType; output?: z.ZodType;
   'POST /v1/audio/transcriptions': { input: documentedForm(transcriptionRequestSchema, 'file'), answers: transcriptAnswers },
   'POST /v1/audio/translations': { input: documentedForm(translationRequestSchema, 'file'), answers: transcriptAnswers },
   'POST /v1/videos': { input: videoCreateRequestSchema, output: videoSchema },
+  'POST /v1/images/edits': { input: imageEditFormSchema },
+  'POST /v1/embeddings': { input: embeddingRequestSchema },
+  'POST /v1/moderations': { input: moderationRequestSchema },
 };

@@ -1,5 +1,6 @@
 import type { AppCaller } from '../routers/_app.js';
 import type { Answer } from '../server/answers.js';
+import type { AuthContext } from '../server/auth/authenticate.js';
 import type { ErrorFamily } from './error-body.js';
 import type { MultipartBody, MultipartSpec } from './read-multipart.js';
 
@@ -24,6 +25,12 @@ export interface CompatRoute {
   multipart?: MultipartSpec;
   /** `key`: the API key, account and rate limit are checked from the headers before the body is read. */
   auth: 'key' | 'none';
+  /**
+   * `key` routes: what the account must be allowed, checked right after the
+   * key and before the body is read (throws, e.g. 403 PLAN_RESTRICTED). The
+   * procedure checks it again for callers that do not come through compat.
+   */
+  guard?: (auth: AuthContext) => void;
   /** The answer can be server-sent events (by the request's `stream` flag), for the OpenAPI document. */
   streams?: true;
   summary: string;

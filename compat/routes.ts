@@ -2,6 +2,9 @@ import { jsonAnswer } from '../server/answers.js';
 import { checkedByProcedure, type CompatRoute } from './route.js';
 import { AUDIO_ROUTES } from './routes/audio.routes.js';
 import { VIDEO_ROUTES } from './routes/videos.routes.js';
+import { EMBEDDINGS_ROUTES } from './routes/embeddings.routes.js';
+import { IMAGES_ROUTES } from './routes/images.routes.js';
+import { MODERATIONS_ROUTES } from './routes/moderations.routes.js';
 
 export type { CompatRoute, RouteInput } from './route.js';
 
@@ -74,15 +77,6 @@ const CORE_ROUTES: CompatRoute[] = [
     invoke: (caller, input) => caller.responses.compact(checkedByProcedure(input.body)),
   },
   {
-    method: 'POST',
-    path: '/v1/images/generations',
-    family: 'openai',
-    body: 'json',
-    auth: 'key',
-    summary: 'Generate images (not on the free plan)',
-    invoke: (caller, input) => caller.images.generate(checkedByProcedure(input.body)),
-  },
-  {
     method: 'GET',
     path: '/v1/credits',
     family: 'openai',
@@ -112,4 +106,4 @@ const CORE_ROUTES: CompatRoute[] = [
 ];
 
 /** The public REST surface. Every row calls a tRPC procedure through the in-process caller; each family's rows live in its own file. */
-export const ROUTES: CompatRoute[] = [...CORE_ROUTES, ...AUDIO_ROUTES, ...VIDEO_ROUTES];
+export const ROUTES: CompatRoute[] = [...CORE_ROUTES, ...IMAGES_ROUTES, ...EMBEDDINGS_ROUTES, ...MODERATIONS_ROUTES, ...AUDIO_ROUTES, ...VIDEO_ROUTES];

@@ -19,6 +19,7 @@ export interface Database {
   stored_responses: StoredResponsesTable;
   videos: VideosTable;
   job_holds: JobHoldsTable;
+  generated_images: GeneratedImagesTable;
 }
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
@@ -260,3 +261,21 @@ export interface JobHoldsTable {
 }
 
 export type Video = Selectable<VideosTable>;
+/**
+ * Images the gateway generated or edited and serves by signed link
+ * (`response_format: url`), readable by every instance; rows past
+ * `expires_at` are never served and are deleted by a periodic sweep.
+ */
+export interface GeneratedImagesTable {
+  /** `img_…`, random: part of the signed link. */
+  id: string;
+  /** The account whose request made it. */
+  account_id: string;
+  /** `image/png` (mock), or what the provider produced. */
+  content_type: string;
+  /** The image file (pg answers a Buffer, PGlite a Uint8Array). */
+  bytes: ColumnType<Uint8Array, Uint8Array, never>;
+  created_at: Generated<Date>;
+  /** When its links stop working (creation + `IMAGE_URL_TTL_SECONDS`). */
+  expires_at: ColumnType<Date, Date, never>;
+}

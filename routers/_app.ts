@@ -10,6 +10,8 @@ import { imagesRouter } from './images/images.router.js';
 import { accountRouter } from './account/account.router.js';
 import { audioRouter } from './audio/audio.router.js';
 import { videosRouter } from './videos/videos.router.js';
+import { embeddingsRouter } from './embeddings/embeddings.router.js';
+import { moderationsRouter } from './moderations/moderations.router.js';
 
 export const appRouter = router({
   models: modelsRouter,
@@ -20,6 +22,8 @@ export const appRouter = router({
   audio: audioRouter,
   videos: videosRouter,
   account: accountRouter,
+  embeddings: embeddingsRouter,
+  moderations: moderationsRouter,
   admin: router({
     accounts: accountsRouter,
     keys: keysRouter,

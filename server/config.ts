@@ -40,6 +40,10 @@ export interface GatewayConfig {
   /** Print the demo account's key on first start (npm start); off under tests. */
   createDemoAccount: boolean;
   videos: VideoConfig;
+  /** Lifetime of a generated image and of its signed `url`, seconds. */
+  imageUrlTtlSeconds: number;
+  /** The gateway's public origin for the links it hands out (`https://gw.example.com`); unset: from the request's Host header. */
+  publicBaseUrl: string | undefined;
 }
 
 /** Video generation: where finished videos are kept, and how the background jobs run. */
@@ -172,6 +176,18 @@ function failMode(raw: string | undefined): GatewayConfig['rateLimitFailMode'] {
   throw new Error(`RATE_LIMIT_FAIL_MODE must be "open" or "closed", got "${raw}"`);
 }
 
+function publicBaseUrl(raw: string | undefined): string | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new Error(`PUBLIC_BASE_URL must be an http(s) URL, got "${raw}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`PUBLIC_BASE_URL must be an http(s) URL, got "${raw}"`);
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+}
+
 export function readConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
   const logLevel = (env.LOG_LEVEL ?? 'info') as GatewayConfig['logLevel'];
   return {
@@ -217,5 +233,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     usageFlushMs: integer(env, 'USAGE_FLUSH_MS', 50),
     createDemoAccount: env.GATEWAY_DEMO !== '0',
     videos: readVideoConfig(env),
+    imageUrlTtlSeconds: Math.max(1, integer(env, 'IMAGE_URL_TTL_SECONDS', 3600)),
+    publicBaseUrl: publicBaseUrl(env.PUBLIC_BASE_URL),
   };
 }

@@ -19,6 +19,7 @@ import { IpAllowlist } from './auth/ip-allowlist.js';
 import { UploadStore } from './uploads/upload-store.js';
 import { openVideoStorage } from './videos/open-video-storage.js';
 import { VideoWorker } from './videos/video-worker.js';
+import { GeneratedImageStore } from './images/generated-image-store.js';
 
 export interface RunningGateway {
   services: Services;
@@ -89,6 +90,8 @@ export async function buildServices(config: GatewayConfig, options: StartOptions
   keyUsage.start();
   if (config.videos.s3.secretAccessKey) log.addSecrets([config.videos.s3.secretAccessKey]);
   const videoStorage = await openVideoStorage(config.videos, config.dataDir);
+  const generatedImages = new GeneratedImageStore(db, { ttlSeconds: config.imageUrlTtlSeconds, log });
+  await generatedImages.start();
   const services: Services = {
     config,
     database,
@@ -102,6 +105,7 @@ export async function buildServices(config: GatewayConfig, options: StartOptions
     discounts,
     rateLimiter,
     uploads: new UploadStore(config.uploadDir, config.uploadBudgetBytes),
+    generatedImages,
     log,
     adminTokenHash,
     instanceId,
@@ -117,6 +121,7 @@ export async function closeServices(services: Services): Promise<void> {
   await services.videos.stop().catch((error: Error) => services.log.error('videos.stop_failed', { message: error.message }));
   await services.billing.stop().catch((error: Error) => services.log.error('billing.stop_failed', { message: error.message }));
   await services.keyUsage.stop().catch(() => undefined);
+  await services.generatedImages.stop().catch(() => undefined);
   await services.upstream.close();
   await services.rateLimiter.close().catch(() => undefined);
   await services.database.close();

@@ -14,6 +14,7 @@ import type { RateLimiter } from './ratelimit/rate-limiter.js';
 import type { UploadStore } from './uploads/upload-store.js';
 import type { VideoWorker } from './videos/video-worker.js';
 import type { VideoStorage } from './videos/video-storage.js';
+import type { GeneratedImageStore } from './images/generated-image-store.js';
 
 /** Long-lived parts of one gateway instance, built once at start (server/gateway.ts). */
 export interface Services {
@@ -33,6 +34,8 @@ export interface Services {
   rateLimiter: RateLimiter;
   /** Multipart uploads on disk while their request runs. */
   uploads: UploadStore;
+  /** Generated images behind signed links (`response_format: url`). */
+  generatedImages: GeneratedImageStore;
   /** SHA-256 (hex) of the admin token. */
   adminTokenHash: string;
   instanceId: string;

@@ -4,6 +4,7 @@ import * as rateLimits from './2026-11-22T0100-rate-limits.js';
 import * as storedResponses from './2026-11-22T0200-stored-responses.js';
 import * as storedResponsesText from './2026-11-23T0010-stored-responses-text.js';
 import * as videos from './2026-11-23T0200-videos.js';
+import * as generatedImages from './2026-11-23T0100-generated-images.js';
 
 /** Migrations in order; names sort by their timestamp. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -12,6 +13,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-11-22T0200-stored-responses': storedResponses,
   '2026-11-23T0010-stored-responses-text': storedResponsesText,
   '2026-11-23T0200-videos': videos,
+  '2026-11-23T0100-generated-images': generatedImages,
 };
 
 export const migrationProvider: MigrationProvider = {

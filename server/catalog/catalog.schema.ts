@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { IMAGE_QUALITIES, IMAGE_SIZES, IMAGE_STYLES } from '../providers/openai/openai-images.wire.js';
 
 /** Every public path a model may advertise. */
 export const ENDPOINTS = [
@@ -104,6 +105,27 @@ export const modelEntrySchema = z.strictObject({
       defaultSeconds: z.number().positive().optional(),
     })
     .optional(),
+  /** Embeddings: most tokens of one input (default {@link DEFAULT_EMBEDDING_MAX_INPUT_TOKENS}). */
+  maxInputTokens: z.number().int().positive().optional(),
+  /** What an image model accepts on generations and edits (defaults: {@link DEFAULT_IMAGE_CAPABILITIES}). */
+  images: z
+    .strictObject({
+      /** Sizes accepted (of SPEC's list; `auto` included only when listed). */
+      sizes: z.array(z.enum(IMAGE_SIZES)).min(1).optional(),
+      /** `quality` values accepted; a model listing none refuses the field. */
+      qualities: z.array(z.enum(IMAGE_QUALITIES)).optional(),
+      /** `style` values accepted; a model listing none refuses the field. */
+      styles: z.array(z.enum(IMAGE_STYLES)).optional(),
+      /** Longest prompt, in characters. */
+      maxPromptLength: z.number().int().min(1).max(32_000).optional(),
+      /** Largest `n`. */
+      maxImages: z.number().int().min(1).max(10).optional(),
+      /** Most input images of one edit. */
+      maxInputImages: z.number().int().min(1).max(16).optional(),
+      /** Whether `stream: true` is served (partial images). */
+      streaming: z.boolean().optional(),
+    })
+    .optional(),
 });
 export type ModelEntry = z.infer<typeof modelEntrySchema>;
 
@@ -129,3 +151,30 @@ export const catalogFileSchema = z
     });
   });
 export type CatalogFile = z.infer<typeof catalogFileSchema>;
+
+/** Most tokens of one embedding input when the model does not say (OpenAI's embedding models: 8192). */
+export const DEFAULT_EMBEDDING_MAX_INPUT_TOKENS = 8192;
+
+/** An image model's capabilities with every default filled in. */
+export type ImageCapabilities = Required<NonNullable<ModelEntry['images']>>;
+
+/**
+ * What an image model accepts when its catalog entry has no `images`: every
+ * SPEC size, quality `standard`/`hd`, no `style`, 32,000-character prompts,
+ * n up to 10, up to 16 input images, no streaming.
+ */
+export const DEFAULT_IMAGE_CAPABILITIES: ImageCapabilities = {
+  sizes: [...IMAGE_SIZES],
+  qualities: ['standard', 'hd'],
+  styles: [],
+  maxPromptLength: 32_000,
+  maxImages: 10,
+  maxInputImages: 16,
+  streaming: false,
+};
+
+/** The capabilities of a model entry, defaults filled in field by field. */
+export function imageCapabilitiesOf(entry: ModelEntry): ImageCapabilities {
+  const declared = Object.fromEntries(Object.entries(entry.images ?? {}).filter(([, value]) => value !== undefined));
+  return { ...DEFAULT_IMAGE_CAPABILITIES, ...declared };
+}

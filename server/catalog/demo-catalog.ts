@@ -39,6 +39,13 @@ export const DEMO_CATALOG: CatalogFile = {
       upstreamModel: 'mock-image',
       endpoints: ['/v1/images/generations', '/v1/images/edits'],
       pricing: { input: 0, output: 0, image: 0.04 },
+      // Everything SPEC lists, so each field can be tried: every size, both quality vocabularies, both styles, streaming.
+      images: {
+        sizes: ['256x256', '512x512', '1024x1024', '1536x1024', '1024x1536', '2048x2048', '4096x4096', 'auto'],
+        qualities: ['standard', 'hd', 'low', 'medium', 'high', 'auto'],
+        styles: ['vivid', 'natural'],
+        streaming: true,
+      },
     },
     { id: 'tts-1', ownedBy: 'umg', provider: 'mock', upstreamModel: 'tts-1', endpoints: ['/v1/audio/speech'], pricing: { input: 0, output: 0, character: 0.000015 } },
     { id: 'tts-1-hd', ownedBy: 'umg', provider: 'mock', upstreamModel: 'tts-1-hd', endpoints: ['/v1/audio/speech'], pricing: { input: 0, output: 0, character: 0.00003 } },

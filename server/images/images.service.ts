@@ -1,42 +1,50 @@
-import { jsonAnswer, type JsonAnswer } from '../answers.js';
-import { GatewayError } from '../errors.js';
 import { Meter } from '../generation/metering.js';
-import { resolveModel, routeDeployments, type OperationContext } from '../generation/routing.js';
-import type { ImageGenerationRequest, ImagesResponse } from '../providers/openai/openai-images.wire.js';
+import { assertCanStream, resolveModel, routeDeployments, type OperationContext } from '../generation/routing.js';
+import type { ImageGenerationRequest } from '../providers/openai/openai-images.wire.js';
+import type { ImageGenerationCall } from '../providers/types.js';
+import { answerImages, assertImagePlan, checkImageRequest, streamImageEvents, type ImagesAnswer } from './image-requests.js';
 
-/** Plans that may not generate or edit images (SPEC "Authentication" 6). */
-const IMAGE_RESTRICTED_PLANS = new Set(['free']);
-
-export function assertImagePlan(plan: string): void {
-  if (IMAGE_RESTRICTED_PLANS.has(plan)) {
-    throw new GatewayError('PLAN_RESTRICTED', 'Image generation and editing are not available on the free plan.');
-  }
-}
+export { assertImagePlan } from './image-requests.js';
 
 /**
- * `POST /v1/images/generations`: the plan is checked before anything is
- * held; the hold is the per-image price × n; billed per image returned.
+ * `POST /v1/images/generations`: the plan is checked before anything else,
+ * the request against the model's capabilities before anything is held; the
+ * hold is the per-image price × n; billed per image returned (streams: per
+ * `image_generation.completed` event delivered).
  */
-export async function generateImages(context: OperationContext, body: ImageGenerationRequest): Promise<JsonAnswer<ImagesResponse>> {
+export async function generateImages(context: OperationContext, body: ImageGenerationRequest): Promise<ImagesAnswer> {
   const { services, auth } = context;
   assertImagePlan(auth.account.plan);
   const model = resolveModel(services, auth, body.model, '/v1/images/generations');
-  if (body.stream) throw new GatewayError('UNSUPPORTED_FEATURE', 'Streamed image generation is not supported by this model.', { param: 'stream' });
-  const count = body.n ?? 1;
-  const meter = new Meter({ services, auth, requestId: context.requestId, receivedAt: context.receivedAt, model, endpoint: '/v1/images/generations', stream: false });
-  await meter.hold({ inputTokens: 0, outputTokens: 0, images: count });
+  const request = checkImageRequest(model, body);
+  assertCanStream(context, request.stream);
+  const meter = new Meter({ services, auth, requestId: context.requestId, receivedAt: context.receivedAt, model, endpoint: '/v1/images/generations', stream: request.stream });
+  await meter.hold({ inputTokens: 0, outputTokens: 0, images: request.count });
+  const abandoned = new AbortController();
   try {
-    const { images, provider } = await routeDeployments(context, model, 'images', async ({ deployment, adapter, transport }) => ({
-      images: await adapter.generate(transport, deployment.provider, { ...body, model: deployment.upstreamModel }),
-      provider: deployment.provider.id,
-    }));
-    const data = images.data.map((datum) =>
-      body.response_format !== 'b64_json' && datum.url === undefined && datum.b64_json !== undefined
-        ? { url: `data:image/png;base64,${datum.b64_json}`, ...(datum.revised_prompt !== undefined ? { revised_prompt: datum.revised_prompt } : {}) }
-        : datum,
+    return await routeDeployments(
+      context,
+      model,
+      'images',
+      async ({ deployment, adapter, transport }): Promise<ImagesAnswer> => {
+        const call: ImageGenerationCall = {
+          body: { ...body, model: deployment.upstreamModel },
+          prompt: body.prompt,
+          width: request.width,
+          height: request.height,
+          sizeLabel: request.sizeLabel,
+          ...(request.quality !== undefined ? { quality: request.quality } : {}),
+          count: request.count,
+          partialImages: request.partialImages,
+        };
+        const provider = deployment.provider.id;
+        if (!request.stream) return answerImages(context, meter, await adapter.generate(transport, deployment.provider, call), request, provider);
+        const events = await adapter.streamGeneration(transport, deployment.provider, call);
+        const release = () => void (events as AsyncGenerator<unknown>).return?.(undefined);
+        return streamImageEvents(events, { meter, provider, secrets: model.secrets, release, abandoned, signal: context.signal });
+      },
+      request.stream ? { signal: AbortSignal.any([context.signal, abandoned.signal]) } : {},
     );
-    meter.settle({ usage: { inputTokens: 0, outputTokens: 0, images: data.length }, status: 200, errorCode: null, aborted: false, provider });
-    return jsonAnswer({ ...images, data }, { headers: {}, provider });
   } catch (error) {
     throw meter.fail(error);
   }

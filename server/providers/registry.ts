@@ -6,21 +6,39 @@
 import type { Endpoint } from '../catalog/catalog.schema.js';
 import { anthropicChatAdapter, anthropicCountTokensAdapter } from './anthropic/anthropic.adapter.js';
 import { localCountTokensAdapter } from './local-count.js';
-import { mockChatAdapter, mockCountTokensAdapter, mockImagesAdapter } from './mock/mock.adapters.js';
-import { mockVideosAdapter } from './mock/mock-videos.adapter.js';
-import { openAIChatAdapter, openAIImagesAdapter } from './openai/openai.adapter.js';
+import { mockChatAdapter, mockCountTokensAdapter } from './mock/mock.adapters.js';
+import { mockEmbeddingsAdapter } from './mock/mock-embeddings.adapter.js';
+import { mockImagesAdapter } from './mock/mock-images.adapter.js';
+import { mockModerationsAdapter } from './mock/mock-moderations.adapter.js';
 import { mockSpeechAdapter } from './mock/mock-speech.adapter.js';
 import { mockTranscriptionAdapter } from './mock/mock-transcription.adapter.js';
+import { mockVideosAdapter } from './mock/mock-videos.adapter.js';
+import { openAIChatAdapter } from './openai/openai.adapter.js';
+import { openAIEmbeddingsAdapter } from './openai/openai-embeddings.adapter.js';
+import { openAIImagesAdapter } from './openai/openai-images.adapter.js';
+import { openAIModerationsAdapter } from './openai/openai-moderations.adapter.js';
 import { openAISpeechAdapter } from './openai/openai-speech.adapter.js';
 import { openAITranscriptionAdapter } from './openai/openai-transcription.adapter.js';
 import { openAIVideosAdapter } from './openai/openai-videos.adapter.js';
-import type { ChatAdapter, CountTokensAdapter, ImagesAdapter, ProviderKind, SpeechAdapter, TranscriptionAdapter, VideosAdapter } from './types.js';
+import type {
+  ChatAdapter,
+  CountTokensAdapter,
+  EmbeddingsAdapter,
+  ImagesAdapter,
+  ModerationsAdapter,
+  ProviderKind,
+  SpeechAdapter,
+  TranscriptionAdapter,
+  VideosAdapter,
+} from './types.js';
 
 /** The adapter type of each operation. */
 export interface OperationAdapters {
   chat: ChatAdapter;
   countTokens: CountTokensAdapter;
   images: ImagesAdapter;
+  embeddings: EmbeddingsAdapter;
+  moderations: ModerationsAdapter;
   speech: SpeechAdapter;
   transcription: TranscriptionAdapter;
   videos: VideosAdapter;
@@ -41,6 +59,8 @@ export const PROVIDER_KINDS: Record<ProviderKind, ProviderKindDefinition> = {
       chat: openAIChatAdapter,
       countTokens: localCountTokensAdapter,
       images: openAIImagesAdapter,
+      embeddings: openAIEmbeddingsAdapter,
+      moderations: openAIModerationsAdapter,
       speech: openAISpeechAdapter,
       transcription: openAITranscriptionAdapter,
       videos: openAIVideosAdapter,
@@ -53,6 +73,8 @@ export const PROVIDER_KINDS: Record<ProviderKind, ProviderKindDefinition> = {
       chat: mockChatAdapter,
       countTokens: mockCountTokensAdapter,
       images: mockImagesAdapter,
+      embeddings: mockEmbeddingsAdapter,
+      moderations: mockModerationsAdapter,
       speech: mockSpeechAdapter,
       transcription: mockTranscriptionAdapter,
       videos: mockVideosAdapter,
@@ -60,14 +82,17 @@ export const PROVIDER_KINDS: Record<ProviderKind, ProviderKindDefinition> = {
   },
 };
 
-/** The operation behind each public endpoint; undefined for endpoints no operation serves yet. */
-export const ENDPOINT_OPERATIONS: Partial<Record<Endpoint, Operation>> = {
+/** The operation behind each public endpoint. */
+export const ENDPOINT_OPERATIONS: Record<Endpoint, Operation> = {
   '/v1/chat/completions': 'chat',
   '/v1/messages': 'chat',
   '/v1/responses': 'chat',
   '/v1/responses/compact': 'chat',
   '/v1/messages/count_tokens': 'countTokens',
   '/v1/images/generations': 'images',
+  '/v1/images/edits': 'images',
+  '/v1/embeddings': 'embeddings',
+  '/v1/moderations': 'moderations',
   '/v1/audio/speech': 'speech',
   '/v1/audio/transcriptions': 'transcription',
   '/v1/audio/translations': 'transcription',
@@ -80,6 +105,5 @@ export function adapterFor<Op extends Operation>(kind: ProviderKind, operation: 
 
 /** Whether a provider of this kind can serve the endpoint (the catalog refuses a model that declares one it cannot). */
 export function kindServesEndpoint(kind: ProviderKind, endpoint: Endpoint): boolean {
-  const operation = ENDPOINT_OPERATIONS[endpoint];
-  return operation === undefined || adapterFor(kind, operation) !== undefined;
+  return adapterFor(kind, ENDPOINT_OPERATIONS[endpoint]) !== undefined;
 }

@@ -9,6 +9,9 @@ import type { BridgeReport, CanonicalRequest, CanonicalResponse, CanonicalStream
 import type { SseEvent } from '../sse/sse-parser.js';
 import type { UpstreamError } from '../errors.js';
 import type { Transcript } from '../media/subtitles.js';
+import type { EmbeddingList } from './openai/openai-embeddings.wire.js';
+import type { ModerationResult } from './openai/openai-moderations.wire.js';
+import type { ImagesResponse, ImageStreamEvent } from './openai/openai-images.wire.js';
 
 /** The three chat wire formats a client may speak. */
 export type ChatFormat = 'chat' | 'messages' | 'responses';
@@ -109,16 +112,101 @@ export interface CountTokensAdapter {
   countTokens(transport: UpstreamTransport, connection: ProviderConnection, body: Record<string, unknown>, forwarding: NativeForwarding): Promise<number>;
 }
 
-/** One generated or edited image as the OpenAI images API answers it. */
-export interface ImageDatum {
-  url?: string;
-  b64_json?: string;
-  revised_prompt?: string;
+/** `POST /v1/embeddings`: what an adapter is asked. */
+export interface EmbeddingsCall {
+  /** The client's body with the model already the upstream's (same-format providers get it as is). */
+  body: Record<string, unknown>;
+  /** The inputs, each a text or token ids (ids decode with the o200k tokenizer). */
+  inputs: ReadonlyArray<string | readonly number[]>;
+  /** Vector size: the request's `dimensions`, else the model's catalog size. */
+  dimensions: number;
+  encodingFormat: 'float' | 'base64';
 }
 
-/** `POST /v1/images/generations` (the OpenAI-format body, model already the upstream's). */
+/** An embeddings answer and what it used. */
+export interface EmbeddingsAnswer {
+  body: EmbeddingList;
+  /** The provider's bytes when its answer is passed through unchanged. */
+  raw?: string;
+  /** Input tokens as the provider counted them, when it did. */
+  promptTokens?: number;
+}
+
+/** `POST /v1/embeddings`. */
+export interface EmbeddingsAdapter {
+  embed(transport: UpstreamTransport, connection: ProviderConnection, call: EmbeddingsCall): Promise<EmbeddingsAnswer>;
+}
+
+/** `POST /v1/moderations`: what an adapter is asked. */
+export interface ModerationsCall {
+  /** The client's body with the model already the upstream's. */
+  body: Record<string, unknown>;
+  /** One entry per result: the texts of that input (images are not classified). */
+  texts: string[][];
+  /** The input was OpenAI's multimodal item form. */
+  multimodal: boolean;
+  /** Positions of its `image_url` items. */
+  imageItems: number[];
+}
+
+/** `POST /v1/moderations`. */
+export interface ModerationsAdapter {
+  /** The verdicts; `ignored` names the inputs the provider could not classify (`input[1].image_url`). */
+  moderate(transport: UpstreamTransport, connection: ProviderConnection, call: ModerationsCall): Promise<{ body: ModerationResult; raw?: string; ignored?: string[] }>;
+}
+
+/**
+ * An uploaded file the gateway holds on disk (an image or mask of an edit):
+ * `open()` reads it as a stream each time it is called (a retried upload
+ * reads it again). `path` is a file the gateway itself wrote.
+ */
+export interface UploadedMedia {
+  /** The form field it came in (`image`, `image[]`, `mask`). */
+  field: string;
+  filename: string;
+  contentType: string;
+  size: number;
+  path: string;
+  open(): AsyncIterable<Uint8Array>;
+}
+
+/** What both image operations share. */
+interface ImageCallBase {
+  prompt: string;
+  /** Pixels of each output image (`auto` already resolved: the mock's choice). */
+  width: number;
+  height: number;
+  /** The size as asked (`1024x1024`, `auto`), for stream events. */
+  sizeLabel: string;
+  /** The `quality` asked, if any. */
+  quality?: string;
+  count: number;
+  /** Partial images per streamed image (0–3). */
+  partialImages: number;
+}
+
+/** `POST /v1/images/generations`: the client's JSON body (model the upstream's) and its resolved values. */
+export interface ImageGenerationCall extends ImageCallBase {
+  body: Record<string, unknown>;
+}
+
+/** `POST /v1/images/edits`: the form's text fields (model the upstream's), the images and the mask. */
+export interface ImageEditCall extends ImageCallBase {
+  fields: Record<string, string>;
+  images: UploadedMedia[];
+  mask?: UploadedMedia;
+}
+
+/**
+ * Image generation and edits. The non-streamed calls answer an Image list
+ * (each image as `b64_json` or the provider's own `url`); the streamed ones
+ * the provider's events (`*.partial_image`, `*.completed`, `error`).
+ */
 export interface ImagesAdapter {
-  generate(transport: UpstreamTransport, connection: ProviderConnection, body: Record<string, unknown>): Promise<{ created: number; data: ImageDatum[] } & Record<string, unknown>>;
+  generate(transport: UpstreamTransport, connection: ProviderConnection, call: ImageGenerationCall): Promise<ImagesResponse>;
+  streamGeneration(transport: UpstreamTransport, connection: ProviderConnection, call: ImageGenerationCall): Promise<AsyncIterable<ImageStreamEvent>>;
+  edit(transport: UpstreamTransport, connection: ProviderConnection, call: ImageEditCall): Promise<ImagesResponse>;
+  streamEdit(transport: UpstreamTransport, connection: ProviderConnection, call: ImageEditCall): Promise<AsyncIterable<ImageStreamEvent>>;
 }
 
 /** Audio as a provider produces it: its content type up front, its bytes as they come. */

@@ -20,6 +20,7 @@ import type { ChatStreamEvent } from '../../server/generation/chat.codec.js';
 import type { MessagesStreamEvent } from '../../server/generation/messages.codec.js';
 import type { ChatCompletion } from '../../server/providers/openai/openai.wire.js';
 import type { ImagesResponse } from '../../server/providers/openai/openai-images.wire.js';
+import type { ImagesAnswer } from '../../server/images/image-requests.js';
 import type { CountTokensResponse, MessagesResponse } from '../../server/providers/anthropic/anthropic.wire.js';
 import type { ResponseObject, ResponsesStreamEvent } from '../../server/translate/responses/responses.wire.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
@@ -38,7 +39,11 @@ describe('output types for internal callers', () => {
     expectTypeOf<Output<AppCaller['responses']['create']>>().toEqualTypeOf<ResponsesAnswer>();
     expectTypeOf<Extract<ResponsesAnswer, { kind: 'stream' }>['parts']>().toEqualTypeOf<AsyncIterable<StreamPart<ResponsesStreamEvent>>>();
     expectTypeOf<Output<AppCaller['responses']['compact']>>().toEqualTypeOf<JsonAnswer<ResponseObject>>();
-    expectTypeOf<Output<AppCaller['images']['generate']>>().toEqualTypeOf<JsonAnswer<ImagesResponse>>();
+    expectTypeOf<Output<AppCaller['images']['generate']>>().toEqualTypeOf<ImagesAnswer>();
+    expectTypeOf<Extract<ImagesAnswer, { kind: 'json' }>>().toEqualTypeOf<JsonAnswer<ImagesResponse>>();
+    expectTypeOf<Output<AppCaller['embeddings']['create']>['body']['data'][number]['index']>().toEqualTypeOf<number>();
+    expectTypeOf<Output<AppCaller['moderations']['create']>['body']['results'][number]['flagged']>().toEqualTypeOf<boolean>();
+    expectTypeOf<Output<AppCaller['videos']['get']>['status']>().toEqualTypeOf<'pending' | 'processing' | 'completed' | 'failed'>();
   });
 
   it('types the JSON procedures alike through createCaller and the HTTP client', () => {
@@ -112,7 +117,15 @@ describe('every operation through createCaller', () => {
 
   it('answers images, the catalog and the account data', async () => {
     const images = await caller.images.generate({ model: 'mock-image', prompt: 'a red square', response_format: 'b64_json' });
-    expect(images.body.data[0]!.b64_json).toBeTruthy();
+    expect(images.kind === 'json' && images.body.data[0]!.b64_json).toBeTruthy();
+    const embeddings = await caller.embeddings.create({ model: 'mock-embedding-small', input: 'hello', encoding_format: 'float' });
+    expect(embeddings.body.data[0]!.embedding).toHaveLength(1536);
+    const moderation = await caller.moderations.create({ input: 'I am going to kill you' });
+    expect(moderation.body.results[0]!.flagged).toBe(true);
+    const speech = await caller.audio.speech({ model: 'tts-1', input: 'Hello', voice: 'alloy', response_format: 'wav' });
+    expect(speech.contentType).toBe('audio/wav');
+    const video = await caller.videos.create({ model: 'mock-video', prompt: 'a calm sea', seconds: '1', size: '480x480' });
+    expect((await caller.videos.get({ id: video.id })).prompt).toBe('a calm sea');
     const models = await caller.models.list();
     expect(models.data.map((model) => model.id)).toContain('mock-chat');
     const credits = await caller.account.credits();

@@ -1,5 +1,6 @@
 /**
- * The built-in `mock` provider as adapters like any other kind: it answers
+ * The built-in `mock` provider's chat adapters (its media adapters are in
+ * `mock-<operation>.adapter.ts`), like any other kind: it answers
  * in-process, without a transport, so demos and load tests need no provider
  * account.
  */
@@ -7,9 +8,8 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { ClientAbortedError } from '../../errors.js';
 import { describeHostedTool, type BridgeReport, type CanonicalRequest, type CanonicalStreamEvent } from '../canonical.js';
 import { localCountTokensAdapter } from '../local-count.js';
-import type { ChatAdapter, ImagesAdapter, UpstreamTransport } from '../types.js';
+import type { ChatAdapter, UpstreamTransport } from '../types.js';
 import { generateMock, streamMock } from './mock.adapter.js';
-import { renderMockPng } from './mock-image.js';
 
 let answers = 0;
 
@@ -52,12 +52,3 @@ export const mockChatAdapter: ChatAdapter = {
 };
 
 export const mockCountTokensAdapter = localCountTokensAdapter;
-
-export const mockImagesAdapter: ImagesAdapter = {
-  async generate(_transport, _connection, body) {
-    const count = typeof body.n === 'number' ? body.n : 1;
-    const prompt = String(body.prompt ?? '');
-    const data = Array.from({ length: count }, (_, index) => ({ b64_json: renderMockPng(prompt, index).toString('base64'), revised_prompt: prompt }));
-    return { created: Math.floor(Date.now() / 1000), data };
-  },
-};

@@ -1,25 +1,26 @@
 /**
- * The OpenAI provider kind: chat completions, Responses (passed through),
- * compaction and images over HTTP. The same adapter serves any upstream that
+ * The OpenAI provider kind: chat completions, Responses (passed through) and
+ * compaction over HTTP; the media operations are in
+ * `openai-<operation>.adapter.ts`. The same adapters serve any upstream that
  * speaks the OpenAI wire (vLLM, Ollama, Groq, Together…).
  *
  * @see https://platform.openai.com/docs/api-reference/chat/create
  */
-import { UpstreamError } from '../../errors.js';
 import { createHttpChatAdapter, type HttpChatDefinition } from '../http-chat.js';
-import type { ImagesAdapter, NativeRequestBuilder, ProviderConnection, UpstreamHttpRequest } from '../types.js';
+import type { NativeRequestBuilder, ProviderConnection, UpstreamHttpRequest } from '../types.js';
 import { fromOpenAIChatResponse } from './from-openai-response.js';
 import { parseOpenAIError } from './openai-errors.js';
 import { OpenAIChatStreamDecoder } from './openai-stream.js';
 import { toOpenAIChatRequest } from './to-openai-request.js';
 
-function joinUrl(baseUrl: string, path: string): string {
+/** `path` under a provider's base URL (which carries the version prefix). */
+export function joinOpenAIUrl(baseUrl: string, path: string): string {
   return `${baseUrl.replace(/\/+$/, '')}${path}`;
 }
 
 /** A JSON POST to `path` carrying `body` as is. */
 function postJson(path: string): NativeRequestBuilder {
-  return (connection, body) => ({ method: 'POST', url: joinUrl(connection.baseUrl, path), headers: buildOpenAIHeaders(connection), body: JSON.stringify(body) });
+  return (connection, body) => ({ method: 'POST', url: joinOpenAIUrl(connection.baseUrl, path), headers: buildOpenAIHeaders(connection), body: JSON.stringify(body) });
 }
 
 /** The translators of the chat adapter (exported for the adapter's own tests). */
@@ -29,7 +30,7 @@ export const openAIChatDefinition: HttpChatDefinition = {
     const { body, report } = toOpenAIChatRequest(request);
     const httpRequest: UpstreamHttpRequest = {
       method: 'POST',
-      url: joinUrl(connection.baseUrl, '/chat/completions'),
+      url: joinOpenAIUrl(connection.baseUrl, '/chat/completions'),
       headers: buildOpenAIHeaders(connection),
       body: JSON.stringify(body),
     };
@@ -41,19 +42,6 @@ export const openAIChatDefinition: HttpChatDefinition = {
 };
 
 export const openAIChatAdapter = createHttpChatAdapter(openAIChatDefinition);
-
-/** `POST /images/generations`, passed through (the model already the upstream's). */
-export const openAIImagesAdapter: ImagesAdapter = {
-  async generate(transport, connection, body) {
-    const response = await transport.send(postJson('/images/generations')(connection, body, { headers: {}, query: '' }), parseOpenAIError);
-    const { value } = await transport.readJson(response);
-    const answer = value as { created?: unknown; data?: unknown };
-    if (typeof answer !== 'object' || answer === null || !Array.isArray(answer.data)) {
-      throw new UpstreamError('the provider answered without image data', { status: 502, provider: connection.id, retryable: false });
-    }
-    return { ...(answer as Record<string, unknown>), created: typeof answer.created === 'number' ? answer.created : Math.floor(Date.now() / 1000), data: answer.data };
-  },
-};
 
 /**
  * JSON and the bearer key (when the connection has one: local servers often

@@ -1,0 +1,13 @@
+import { checkedByProcedure, type CompatRoute } from '../route.js';
+
+export const MODERATIONS_ROUTES: CompatRoute[] = [
+  {
+    method: 'POST',
+    path: '/v1/moderations',
+    family: 'openai',
+    body: 'json',
+    auth: 'key',
+    summary: 'Classify text for moderation',
+    invoke: (caller, input) => caller.moderations.create(checkedByProcedure(input.body)),
+  },
+];

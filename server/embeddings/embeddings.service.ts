@@ -1,0 +1,83 @@
+/**
+ * `POST /v1/embeddings` (SPEC): inputs bounded before anything is held
+ * (at most 2048, each within the model's input limit, 300,000 tokens in all),
+ * `dimensions` only on models that declare it adjustable, billed per input
+ * token (the provider's count when it reports one, else the gateway's o200k
+ * count, which is also what the hold is).
+ */
+import { jsonAnswer, type JsonAnswer } from '../answers.js';
+import { DEFAULT_EMBEDDING_MAX_INPUT_TOKENS } from '../catalog/catalog.schema.js';
+import { GatewayError } from '../errors.js';
+import { Meter } from '../generation/metering.js';
+import { resolveModel, routeDeployments, type OperationContext } from '../generation/routing.js';
+import {
+  listEmbeddingInputs,
+  MAX_EMBEDDING_REQUEST_TOKENS,
+  type EmbeddingList,
+  type EmbeddingRequest,
+} from '../providers/openai/openai-embeddings.wire.js';
+import { countTextTokens } from '../tokenizer.js';
+
+/** Vector size of a model whose catalog entry declares none (OpenAI's small models). */
+export const DEFAULT_EMBEDDING_DIMENSIONS = 1536;
+
+/** The vector size a request gets: its `dimensions` where the model allows it, else the model's own. */
+function resolveDimensions(modelId: string, declared: number | undefined, adjustable: boolean, requested: number | null | undefined): number {
+  const own = declared ?? DEFAULT_EMBEDDING_DIMENSIONS;
+  if (requested === undefined || requested === null) return own;
+  if (!adjustable) {
+    throw new GatewayError('UNSUPPORTED_FEATURE', `The model '${modelId}' has a fixed size of ${own} dimensions; 'dimensions' is not supported.`, { param: 'dimensions' });
+  }
+  if (requested > own) {
+    throw new GatewayError('INVALID_REQUEST', `Invalid value for 'dimensions': at most ${own} on '${modelId}', got ${requested}.`, { param: 'dimensions' });
+  }
+  return requested;
+}
+
+/**
+ * Tokens of every input, refusing an input over the model's limit (naming
+ * it: `input`, or `input[3]` in a list) and a request over the total. Exact
+ * o200k counts (each input's first 64 KiB; a longer input is over any limit
+ * anyway), and the count stops at the first input past the total.
+ */
+function countInputTokens(inputs: ReadonlyArray<string | readonly number[]>, listed: boolean, maxInputTokens: number): number {
+  let total = 0;
+  inputs.forEach((input, index) => {
+    const tokens = typeof input === 'string' ? countTextTokens(input) : input.length;
+    const param = listed ? `input[${index}]` : 'input';
+    if (tokens > maxInputTokens) {
+      throw new GatewayError('INVALID_REQUEST', `Invalid value for '${param}': ${tokens} tokens, over the model's limit of ${maxInputTokens} per input.`, { param });
+    }
+    total += tokens;
+    if (total > MAX_EMBEDDING_REQUEST_TOKENS) {
+      throw new GatewayError('INVALID_REQUEST', `Invalid value for 'input': more than ${MAX_EMBEDDING_REQUEST_TOKENS} tokens in one request.`, { param: 'input' });
+    }
+  });
+  return total;
+}
+
+export async function createEmbeddings(context: OperationContext, body: EmbeddingRequest): Promise<JsonAnswer<EmbeddingList>> {
+  const { services, auth } = context;
+  const model = resolveModel(services, auth, body.model, '/v1/embeddings');
+  const dimensions = resolveDimensions(model.id, model.entry.dimensions, model.entry.dimensionsAdjustable === true, body.dimensions);
+  const inputs = listEmbeddingInputs(body.input);
+  const listed = Array.isArray(body.input) && (body.input.length === 0 || typeof body.input[0] !== 'number');
+  const counted = countInputTokens(inputs, listed, model.entry.maxInputTokens ?? DEFAULT_EMBEDDING_MAX_INPUT_TOKENS);
+  const meter = new Meter({ services, auth, requestId: context.requestId, receivedAt: context.receivedAt, model, endpoint: '/v1/embeddings', stream: false });
+  await meter.hold({ inputTokens: counted, outputTokens: 0 });
+  try {
+    const { answer, provider } = await routeDeployments(context, model, 'embeddings', async ({ deployment, adapter, transport }) => ({
+      answer: await adapter.embed(transport, deployment.provider, {
+        body: { ...body, model: deployment.upstreamModel },
+        inputs,
+        dimensions,
+        encodingFormat: body.encoding_format ?? 'float',
+      }),
+      provider: deployment.provider.id,
+    }));
+    meter.settle({ usage: { inputTokens: answer.promptTokens ?? counted, outputTokens: 0 }, status: 200, errorCode: null, aborted: false, provider });
+    return { ...jsonAnswer(answer.body, { headers: {}, provider }), ...(answer.raw !== undefined ? { raw: answer.raw } : {}) };
+  } catch (error) {
+    throw meter.fail(error);
+  }
+}

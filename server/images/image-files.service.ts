@@ -1,0 +1,42 @@
+/**
+ * `GET /v1/images/files/{id}?expires&signature`: a generated image by its
+ * signed link, without an API key. A bad signature and an expired link are
+ * both `403 FORBIDDEN`, decided before the database is read, so neither
+ * tells whether the id exists; a correctly signed, live link to an image
+ * that is gone (swept) is `404 NOT_FOUND`.
+ */
+import type { BinaryAnswer } from '../answers.js';
+import { GatewayError } from '../errors.js';
+import type { Services } from '../services.js';
+
+export interface ImageFileRequest {
+  id: string;
+  expires: string;
+  signature: string;
+}
+
+export async function readImageFile(services: Services, request: ImageFileRequest, now = new Date()): Promise<BinaryAnswer> {
+  const store = services.generatedImages;
+  if (store.checkLink(request.id, request.expires, request.signature, now) !== 'valid') {
+    throw new GatewayError('FORBIDDEN', 'This image link is invalid or has expired.');
+  }
+  const image = await store.read(request.id, now);
+  if (!image) throw new GatewayError('NOT_FOUND', 'This image no longer exists.');
+  const bytes = image.bytes;
+  const maxAge = Math.max(0, Math.floor((image.expiresAt.getTime() - now.getTime()) / 1000));
+  return {
+    kind: 'binary',
+    contentType: image.contentType,
+    contentLength: bytes.byteLength,
+    body: (async function* () {
+      yield bytes;
+    })(),
+    meta: {
+      headers: {
+        // The bytes behind a link never change; it may be cached until it expires, by the client only.
+        'cache-control': `private, max-age=${maxAge}, immutable`,
+        'x-content-type-options': 'nosniff',
+      },
+    },
+  };
+}
