@@ -124,7 +124,7 @@ describe('every operation through createCaller', () => {
     expect(moderation.body.results[0]!.flagged).toBe(true);
     const speech = await caller.audio.speech({ model: 'tts-1', input: 'Hello', voice: 'alloy', response_format: 'wav' });
     expect(speech.contentType).toBe('audio/wav');
-    const video = await caller.videos.create({ model: 'mock-video', prompt: 'a calm sea', seconds: '1', size: '480x480' });
+    const video = await caller.videos.create({ model: 'mock-video', prompt: 'a calm sea', seconds: '1', size: '640x360' });
     expect((await caller.videos.get({ id: video.id })).prompt).toBe('a calm sea');
     const models = await caller.models.list();
     expect(models.data.map((model) => model.id)).toContain('mock-chat');
