@@ -17,7 +17,8 @@
  * mock-video-worker.ts for why), about 0.4 s of CPU once per worker.
  */
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startModuleWorker } from '../../../workers/start-worker.js';
 import { MediaFormatError, type MediaFormatErrorReason } from '../../../media/media-format-error.js';
 import type { MockImageFrame } from './mock-images.js';
 
@@ -79,18 +80,8 @@ class FrameQueue {
   }
 }
 
-const TYPESCRIPT_BOOTSTRAP = `
-const { workerData } = require('node:worker_threads');
-import(workerData.tsxApiUrl).then((tsx) => tsx.tsImport(workerData.entryUrl, workerData.entryUrl));
-`;
-
 function startWorker(): Worker {
-  const extension = new URL(import.meta.url).pathname.endsWith('.ts') ? '.ts' : '.js';
-  const entry = new URL(`./mock-image-worker-entry${extension}`, import.meta.url);
-  const worker =
-    extension === '.js'
-      ? new Worker(entry)
-      : new Worker(TYPESCRIPT_BOOTSTRAP, { eval: true, workerData: { tsxApiUrl: import.meta.resolve('tsx/esm/api'), entryUrl: entry.href } });
+  const worker = startModuleWorker(import.meta.url, './mock-image-worker-entry');
   // Idle workers never keep the process alive.
   worker.unref();
   return worker;

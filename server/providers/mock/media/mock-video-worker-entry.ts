@@ -7,6 +7,6 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { renderMockVideo, renderMockVideoToFiles } from './mock-video.js';
 import type { MockVideoWorkerData } from './mock-video-worker.js';
 
-const data = workerData as MockVideoWorkerData;
+const data = (workerData as { data: MockVideoWorkerData }).data;
 const result = data.kind === 'files' ? await renderMockVideoToFiles(data.request) : await renderMockVideo(data.request);
 parentPort?.postMessage(result);

@@ -9,7 +9,8 @@
  * `renderMockVideo` directly is usually the better choice; this is for
  * callers that want the event loop entirely free.
  */
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startModuleWorker } from '../../../workers/start-worker.js';
 import type {
   MockVideo,
   MockVideoFilePaths,
@@ -60,29 +61,8 @@ function toBuffer(bytes: Uint8Array): Buffer {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
-/** The entry module beside this one, with this module's extension (.ts from source, .js if compiled). */
-function workerEntryUrl(): URL {
-  const extension = new URL(import.meta.url).pathname.endsWith('.ts') ? '.ts' : '.js';
-  return new URL(`./mock-video-worker-entry${extension}`, import.meta.url);
-}
-
-/**
- * Node 20 cannot load TypeScript in a worker: a loader given to the Worker
- * through `execArgv` (`--import tsx`, as the `tsx` CLI passes it) is ignored
- * there (nodejs/node#47747, fixed in Node 22.2). So a TypeScript entry is
- * started by a small script that loads it through tsx's API; a compiled
- * JavaScript entry is started directly.
- */
-const TYPESCRIPT_BOOTSTRAP = `
-const { workerData } = require('node:worker_threads');
-import(workerData.tsxApiUrl).then((tsx) => tsx.tsImport(workerData.entryUrl, workerData.entryUrl));
-`;
-
 function startWorker(data: MockVideoWorkerData): Worker {
-  const entry = workerEntryUrl();
-  if (!entry.pathname.endsWith('.ts')) return new Worker(entry, { workerData: data });
-  const bootstrapData = { ...data, tsxApiUrl: import.meta.resolve('tsx/esm/api'), entryUrl: entry.href };
-  return new Worker(TYPESCRIPT_BOOTSTRAP, { eval: true, workerData: bootstrapData });
+  return startModuleWorker(import.meta.url, './mock-video-worker-entry', data);
 }
 
 function runWorker<T>(data: MockVideoWorkerData, signal: AbortSignal | undefined): Promise<T> {
