@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
+import { writeKeysLastUsed } from '../../db/queries/api-keys.queries.js';
 
 /** Remembers when each key was last used and writes it every few seconds, off the request path. */
 export class KeyUsageTracker {
@@ -21,11 +22,7 @@ export class KeyUsageTracker {
     if (this.seen.size === 0) return;
     const batch = this.seen;
     this.seen = new Map();
-    await this.db.transaction().execute(async (trx) => {
-      for (const [keyId, usedAt] of batch) {
-        await trx.updateTable('api_keys').set({ last_used_at: usedAt }).where('id', '=', keyId).execute();
-      }
-    });
+    await this.db.transaction().execute((trx) => writeKeysLastUsed(trx, batch));
   }
 
   async stop(): Promise<void> {

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
+import { deleteUndeclared, readCatalogRows, upsertModel, upsertProvider } from '../../db/queries/catalog.queries.js';
 import { toMicroPrice, type MicroPrice } from '../billing/money.js';
 import type { ProviderConnection } from '../providers/types.js';
 import { catalogFileSchema, type CatalogFile, type Endpoint, type ModelEntry, type ProviderEntry } from './catalog.schema.js';
@@ -102,27 +103,16 @@ export async function applyCatalog(db: Kysely<Database>, catalog: CatalogFile): 
         headers: JSON.stringify(provider.headers ?? {}),
         options: JSON.stringify(provider),
       };
-      await trx
-        .insertInto('providers')
-        .values(row)
-        .onConflict((oc) => oc.column('id').doUpdateSet({ ...row, updated_at: new Date() }))
-        .execute();
+      await upsertProvider(trx, row);
     }
     let position = 0;
     for (const model of catalog.models) {
       const row = { id: model.id, owned_by: model.ownedBy, created: now, definition: JSON.stringify(model), position: position++ };
-      await trx
-        .insertInto('models')
-        .values(row)
-        .onConflict((oc) =>
-          oc.column('id').doUpdateSet({ owned_by: row.owned_by, definition: row.definition, position: row.position, updated_at: new Date() }),
-        )
-        .execute();
+      await upsertModel(trx, row);
     }
     const modelIds = catalog.models.map((model) => model.id);
     const providerIds = catalog.providers.map((provider) => provider.id);
-    await trx.deleteFrom('models').where('id', 'not in', modelIds.length ? modelIds : ['']).execute();
-    await trx.deleteFrom('providers').where('id', 'not in', providerIds.length ? providerIds : ['']).execute();
+    await deleteUndeclared(trx, modelIds, providerIds);
   });
 }
 
@@ -177,8 +167,7 @@ export class Catalog {
   }
 
   async load(db: Kysely<Database>, env: NodeJS.ProcessEnv = process.env): Promise<void> {
-    const providerRows = await db.selectFrom('providers').selectAll().execute();
-    const modelRows = await db.selectFrom('models').selectAll().orderBy('position').orderBy('id').execute();
+    const { providers: providerRows, models: modelRows } = await readCatalogRows(db);
     const providers = new Map<string, ResolvedProvider>();
     for (const row of providerRows) providers.set(row.id, resolveProvider(row.options as unknown as ProviderEntry, env));
     const next: CatalogModel[] = [];

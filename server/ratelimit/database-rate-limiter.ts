@@ -1,4 +1,5 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
+import { addToRateWindow, deleteRateWindowsBefore } from '../../db/queries/rate-limits.queries.js';
 import type { Database } from '../../db/schema.js';
 import {
   UNLIMITED,
@@ -59,13 +60,7 @@ export class DatabaseRateLimiter implements RateLimiter {
     // for requests that were allowed.
     const ahead = Math.min(63, Math.floor(limit / 64));
     const take = 1 + ahead;
-    const result = await sql<{ count: number }>`
-      INSERT INTO rate_limits (key_id, window_start, count)
-      VALUES (${keyId}, ${new Date(window.start)}, ${take})
-      ON CONFLICT (key_id, window_start) DO UPDATE SET count = rate_limits.count + ${take}
-      RETURNING count
-    `.execute(this.db);
-    const count = Number(result.rows[0].count);
+    const count = await addToRateWindow(this.db, keyId, new Date(window.start), take);
     // Of the `take` requests just counted, those within the limit are ours: this one and the spare.
     const granted = Math.max(0, Math.min(take, limit - (count - take)));
     if (granted === 0) return toRateLimitResult(count, limit, now);
@@ -83,9 +78,7 @@ export class DatabaseRateLimiter implements RateLimiter {
     if (windowStart <= this.lastPrunedWindow || this.pruning) return;
     this.lastPrunedWindow = windowStart;
     const cutoff = new Date(windowStart - this.retentionMs);
-    this.pruning = sql`DELETE FROM rate_limits WHERE window_start < ${cutoff}`
-      .execute(this.db)
-      .then(
+    this.pruning = deleteRateWindowsBefore(this.db, cutoff).then(
         () => undefined,
         (error: Error) => this.log?.('ratelimit.prune_failed', { message: error.message }),
       )
