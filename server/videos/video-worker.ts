@@ -20,7 +20,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
-import { open, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { findJobHold } from '../../db/queries/job-holds.queries.js';
@@ -36,7 +36,7 @@ import {
   scheduleVideoPoll,
   scheduleVideoRetry,
 } from '../../db/queries/videos.queries.js';
-import type { Video as VideoRow, VideoAssetRecord, VideoAssetsRecord } from '../../db/schema.js';
+import type { Video as VideoRow, VideoAssetsRecord } from '../../db/schema.js';
 import { applyDiscount, computeCost } from '../billing/money.js';
 import type { CatalogModel, ResolvedDeployment } from '../catalog/catalog.js';
 import { GatewayError, toGatewayError, UpstreamError } from '../errors.js';
@@ -44,10 +44,10 @@ import type { MeteredUsage } from '../generation/metering.js';
 import { redactError } from '../generation/redaction.js';
 import { routeDeployments } from '../generation/routing.js';
 import { adapterFor } from '../providers/registry.js';
-import type { UpstreamFile, UpstreamVideo, VideoJobRef, VideosAdapter, VideoVariant } from '../providers/types.js';
+import type { UpstreamFile, UpstreamVideo, VideoJobRef, VideoVariant } from '../providers/types.js';
 import type { Services } from '../services.js';
 import { createTransport } from '../upstream/transport.js';
-import { videoAssetKey } from './video-object.js';
+import { copyVideoAsset, deleteVideoAssets, readStoredAsset } from './video-assets.js';
 import { buildVideoUsageEntry } from './video-usage.js';
 import type { VideoStorage } from './video-storage.js';
 
@@ -71,23 +71,6 @@ function isPermanent(error: unknown): boolean {
   if (error instanceof UpstreamError) return !(error.retryable || error.timeout || error.status === 0 || error.status >= 500);
   if (error instanceof GatewayError) return error.code !== 'SERVICE_UNAVAILABLE' && error.status < 500;
   return false;
-}
-
-/** Writes a download to a file, at most `limit` bytes; the bytes written. */
-async function spoolToFile(body: AsyncIterable<Uint8Array>, filePath: string, limit: number, signal: AbortSignal, providerId: string): Promise<number> {
-  const handle = await open(filePath, 'w', 0o600);
-  let size = 0;
-  try {
-    for await (const chunk of body) {
-      signal.throwIfAborted();
-      size += chunk.length;
-      if (size > limit) throw new UpstreamError(`the provider's file is larger than ${limit} bytes`, { status: 502, provider: providerId, retryable: false });
-      await handle.write(chunk);
-    }
-  } finally {
-    await handle.close();
-  }
-  return size;
 }
 
 export class VideoWorker {
@@ -293,7 +276,7 @@ export class VideoWorker {
     const services = this.services!;
     const reference = job.input_reference;
     const inputReference: UpstreamFile | undefined = reference
-      ? { filename: reference.filename, contentType: reference.contentType, size: reference.size, open: () => this.readStored(reference.key) }
+      ? { filename: reference.filename, contentType: reference.contentType, size: reference.size, open: () => readStoredAsset(this.storage, reference.key) }
       : undefined;
     return routeDeployments(
       { services, requestId: job.id, signal },
@@ -312,12 +295,6 @@ export class VideoWorker {
     );
   }
 
-  private async *readStored(key: string): AsyncGenerator<Uint8Array> {
-    const stored = await this.storage.get(key);
-    if (!stored) throw new GatewayError('INTERNAL_ERROR', 'The input reference of this video is missing from storage.');
-    yield* stored.body;
-  }
-
   /** Copies the files into storage, then completes the video and charges it in one transaction (only while the lease is ours). */
   private async complete(job: VideoRow, model: CatalogModel, deployment: ResolvedDeployment, upstream: UpstreamVideo, signal: AbortSignal): Promise<void> {
     const services = this.services!;
@@ -326,9 +303,11 @@ export class VideoWorker {
     const jobRef = this.jobRefOf(job, job.upstream_model!, job.provider_job_id!);
     const stored: Partial<VideoAssetsRecord> = {};
     try {
-      for (const variant of VARIANTS) stored[variant] = await this.copyAsset(adapter, transport, deployment, jobRef, job.id, variant, signal);
+      for (const variant of VARIANTS) {
+        stored[variant] = await copyVideoAsset(this.storage, { adapter, transport, deployment, jobRef, videoId: job.id, variant, signal }, this.workDirectory, services.config.videos.maxAssetBytes);
+      }
     } catch (error) {
-      await this.deleteAssets(Object.values(stored));
+      await deleteVideoAssets(this.storage, Object.values(stored));
       throw error;
     }
     const assets = stored as VideoAssetsRecord;
@@ -343,36 +322,7 @@ export class VideoWorker {
       return;
     }
     // Not ours to complete: deleted meanwhile (its files must not stay), or completed by the instance that took the job over (same keys, same files).
-    if (!(await findVideo(services.db, job.id))) await this.deleteAssets(Object.values(assets));
-  }
-
-  private async copyAsset(
-    adapter: VideosAdapter,
-    transport: ReturnType<typeof createTransport>,
-    deployment: ResolvedDeployment,
-    jobRef: VideoJobRef,
-    videoId: string,
-    variant: VideoVariant,
-    signal: AbortSignal,
-  ): Promise<VideoAssetRecord> {
-    const { maxAssetBytes } = this.services!.config.videos;
-    const download = await adapter.download(transport, deployment.provider, jobRef, variant);
-    const file = path.join(this.workDirectory, `${videoId}-${variant}-${randomBytes(6).toString('hex')}`);
-    try {
-      if (download.contentLength !== undefined && download.contentLength > maxAssetBytes) {
-        throw new UpstreamError(`the provider's ${variant} is larger than ${maxAssetBytes} bytes`, { status: 502, provider: deployment.provider.id, retryable: false });
-      }
-      const size = await spoolToFile(download.body, file, maxAssetBytes, signal, deployment.provider.id);
-      const key = videoAssetKey(videoId, variant);
-      await this.storage.put(key, { path: file, contentType: download.contentType });
-      return { key, contentType: download.contentType, size };
-    } finally {
-      await rm(file, { force: true });
-    }
-  }
-
-  private async deleteAssets(assets: readonly (VideoAssetRecord | undefined)[]): Promise<void> {
-    for (const asset of assets) if (asset) await this.storage.delete(asset.key).catch(() => undefined);
+    if (!(await findVideo(services.db, job.id))) await deleteVideoAssets(this.storage, Object.values(assets));
   }
 
   /** Ends the job as `failed` with its reason, releasing its hold, in one transaction (only while the lease is ours). */
