@@ -39,7 +39,8 @@ const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 
 /** The excerpt is a run of whole grapheme clusters from the start of the prompt (whitespace collapsed). */
 function expectCutAtCharacterBoundary(excerpt: string, prompt: string): void {
-  expect(excerpt.isWellFormed()).toBe(true);
+  // No lone surrogate: with the u flag a lone surrogate is a code point of category Cs.
+  expect(/\p{Cs}/u.test(excerpt)).toBe(false);
   expect(Array.from(excerpt).length).toBeLessThanOrEqual(400);
   const collapsed = prompt.replace(/\s+/g, ' ').trim();
   let prefix = '';
