@@ -40,7 +40,8 @@ function summary(samples: number[]): { p50: number; p90: number } {
 const ms = (value: number): string => value.toFixed(3);
 
 async function main(): Promise<void> {
-  const config = { ...readConfig({ ...process.env, DATABASE_URL: '' }), port: 0, host: '127.0.0.1', dataDir: 'memory://', catalogFile: undefined, createDemoAccount: false, bootstrapKey: undefined, logLevel: 'silent' as const, adminToken: 'bench-admin-token' };
+  // No per-key rate limit: the bench sends thousands of requests a minute on one key.
+  const config = { ...readConfig({ ...process.env, DATABASE_URL: '' }), port: 0, host: '127.0.0.1', dataDir: 'memory://', catalogFile: undefined, createDemoAccount: false, bootstrapKey: undefined, logLevel: 'silent' as const, adminToken: 'bench-admin-token', rateLimits: { pro: 0 } };
   const gateway = await startGateway(config, { logger: createLogger('silent') });
   try {
     const { db } = gateway.services;
