@@ -20,6 +20,9 @@ export interface Database {
   videos: VideosTable;
   job_holds: JobHoldsTable;
   generated_images: GeneratedImagesTable;
+  access_grants: AccessGrantsTable;
+  usage_reviews: UsageReviewsTable;
+  usage_review_actions: UsageReviewActionsTable;
 }
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
@@ -42,7 +45,10 @@ export interface AccountsTable {
   daily_limit: number | null;
   /** Allowed client addresses and CIDR ranges; empty = any address. */
   ip_allowlist: ColumnType<string[], string, string>;
-  /** Explicit access grant for the restricted model family. */
+  /**
+   * Legacy account-wide flag of the restricted family. Access comes from `access_grants`;
+   * the flag mirrors whether the account held a grant at its last grant change.
+   */
   restricted_access: Generated<boolean>;
   reset_cycle_days: Generated<number>;
   last_reset: Timestamp;
@@ -278,4 +284,66 @@ export interface GeneratedImagesTable {
   created_at: Generated<Date>;
   /** When its links stop working (creation + `IMAGE_URL_TTL_SECONDS`). */
   expires_at: ColumnType<Date, Date, never>;
+}
+
+/** An account's access grant to one restricted model family (revoked grants stay as history). */
+export interface AccessGrantsTable {
+  /** `grant_…` */
+  id: string;
+  account_id: string;
+  /** Catalog family name. */
+  family: string;
+  /** Who granted it (`admin-token`, a dashboard user, `migration`). */
+  granted_by: string;
+  granted_at: Generated<Date>;
+  /** Null: never expires. */
+  expires_at: Date | null;
+  note: string | null;
+  revoked_at: Date | null;
+  revoked_by: string | null;
+  revoke_note: string | null;
+}
+
+/** A restricted-family request the usage check flagged or rejected, kept for staff review. */
+export interface UsageReviewsTable {
+  /** `rev_…` */
+  id: string;
+  /** Insertion order: the queue's keyset and cursor. */
+  seq: ColumnType<number, never, never>;
+  account_id: string;
+  key_id: string | null;
+  model: string;
+  family: string;
+  endpoint: string;
+  request_id: string;
+  client_address: string | null;
+  /** `flag` (served) or `reject` (refused with USAGE_CHECK_REJECTED). */
+  decision: 'flag' | 'reject';
+  rule_id: string | null;
+  matched_rules: ColumnType<string[], string, string>;
+  categories: ColumnType<string[], string, string>;
+  scores: ColumnType<Record<string, number>, string, string>;
+  roleplay: boolean;
+  /** At most 400 characters of the prompt (a CHECK constraint holds it); nothing more of the prompt is kept. */
+  excerpt: string;
+  status: Generated<'open' | 'resolved'>;
+  /** The last action taken. */
+  resolution: ReviewAction | null;
+  resolved_by: string | null;
+  resolved_at: Date | null;
+  resolution_note: string | null;
+  created_at: Generated<Date>;
+}
+
+export type ReviewAction = 'dismiss' | 'warn' | 'revoke_grant' | 'disable_account';
+
+/** Every action a reviewer took on a review item, with who and when. */
+export interface UsageReviewActionsTable {
+  id: Generated<number>;
+  review_id: string;
+  account_id: string;
+  action: ReviewAction;
+  actor: string;
+  note: string | null;
+  created_at: Generated<Date>;
 }

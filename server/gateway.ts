@@ -20,6 +20,7 @@ import { UploadStore } from './uploads/upload-store.js';
 import { openVideoStorage } from './videos/open-video-storage.js';
 import { VideoWorker } from './videos/video-worker.js';
 import { GeneratedImageStore } from './images/generated-image-store.js';
+import { RestrictedFamilies } from './restricted/families.js';
 
 export interface RunningGateway {
   services: Services;
@@ -49,7 +50,8 @@ export async function buildServices(config: GatewayConfig, options: StartOptions
   });
   const db = database.db;
   await migrateToLatest(db);
-  await applyCatalog(db, loadCatalogSource(config.catalogFile));
+  const catalogSource = loadCatalogSource(config.catalogFile);
+  await applyCatalog(db, catalogSource);
   const catalog = new Catalog();
   await catalog.load(db, options.env ?? process.env);
   // Provider secrets are masked in every log line, wherever a provider echoes them.
@@ -111,6 +113,7 @@ export async function buildServices(config: GatewayConfig, options: StartOptions
     instanceId,
     videos: new VideoWorker(videoStorage),
     videoStorage,
+    restricted: new RestrictedFamilies(catalogSource),
   };
   services.videos.start(services);
   return services;

@@ -7,6 +7,11 @@ import { CACHE_CHANNEL, type CacheInvalidation } from '../auth/auth-cache.js';
 import { validateAllowlistEntry } from '../auth/ip-allowlist.js';
 import { creditsToMicro, microToCredits } from '../billing/money.js';
 import { GatewayError } from '../errors.js';
+import { LEGACY_RESTRICTED_FAMILY } from '../catalog/catalog.schema.js';
+import { insertAccessGrant, revokeAccessGrant } from '../restricted/grants.js';
+
+/** Who a grant made through the legacy `restricted_access` account flag is recorded as given by. */
+const LEGACY_FLAG_ACTOR = 'restricted_access flag';
 
 /**
  * Accounts and keys, as the operator manages them. Every change announces
@@ -122,6 +127,8 @@ export async function createAccount(db: Kysely<Database>, input: CreateAccountIn
       .insertInto('ledger')
       .values({ account_id: id, kind: 'opening', current_delta: current, vault_delta: vault, note: 'account created' })
       .execute();
+    // The legacy flag is a shorthand for a grant on the legacy restricted family: access comes from grants.
+    if (input.restrictedAccess === true) await insertAccessGrant(trx, { accountId: id, family: LEGACY_RESTRICTED_FAMILY }, LEGACY_FLAG_ACTOR);
     return account;
   });
 }
@@ -154,6 +161,15 @@ export async function updateAccount(
     .returningAll()
     .executeTakeFirst();
   if (!account) throw new GatewayError('NOT_FOUND', `No account "${id}".`, { param: 'account_id' });
+  if (changes.restrictedAccess !== undefined) {
+    // The legacy flag grants or revokes the legacy restricted family (see createAccount).
+    await db.transaction().execute(async (trx) => {
+      if (changes.restrictedAccess) await insertAccessGrant(trx, { accountId: id, family: LEGACY_RESTRICTED_FAMILY }, LEGACY_FLAG_ACTOR);
+      else await revokeAccessGrant(trx, id, LEGACY_RESTRICTED_FAMILY, LEGACY_FLAG_ACTOR, null);
+    });
+    await announce(db, { type: 'account', id });
+    return (await findAccount(db, id))!;
+  }
   await announce(db, { type: 'account', id });
   return account;
 }

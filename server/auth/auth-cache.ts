@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
+import { listCurrentGrants } from '../../db/queries/access-grants.queries.js';
 import { hashApiKey } from './api-keys.js';
 import { IpAllowlist } from './ip-allowlist.js';
 
@@ -13,8 +14,12 @@ export interface CachedAccount {
   id: string;
   plan: string;
   disabled: boolean;
-  restrictedAccess: boolean;
   allowlist: IpAllowlist;
+  /**
+   * Unrevoked access grants: family → expiry (epoch ms) or null for none. Expiry is compared
+   * at request time; a grant or revocation invalidates the account entry on every instance.
+   */
+  grants: ReadonlyMap<string, number | null>;
 }
 
 /** Notification channel for cache invalidation across instances. */
@@ -118,18 +123,17 @@ export class AuthCache {
 
   private async loadAccount(id: string): Promise<CachedAccount | null> {
     const generation = this.generation;
-    const row = await this.db
-      .selectFrom('accounts')
-      .select(['id', 'plan', 'disabled', 'restricted_access', 'ip_allowlist'])
-      .where('id', '=', id)
-      .executeTakeFirst();
+    const [row, grants] = await Promise.all([
+      this.db.selectFrom('accounts').select(['id', 'plan', 'disabled', 'ip_allowlist']).where('id', '=', id).executeTakeFirst(),
+      listCurrentGrants(this.db, id),
+    ]);
     if (!row) return null;
     const account: CachedAccount = {
       id: row.id,
       plan: row.plan,
       disabled: row.disabled,
-      restrictedAccess: row.restricted_access,
       allowlist: new IpAllowlist(row.ip_allowlist ?? []),
+      grants: new Map(grants.map((grant) => [grant.family, grant.expires_at === null ? null : new Date(grant.expires_at).getTime()])),
     };
     if (generation === this.generation) this.accounts.set(id, account);
     return account;

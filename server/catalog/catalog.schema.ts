@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { IMAGE_QUALITIES, IMAGE_SIZES, IMAGE_STYLES } from '../providers/openai/openai-images.wire.js';
+import { usageRulesSchema } from '../moderation/usage-rules.js';
 
 /** Every public path a model may advertise. */
 export const ENDPOINTS = [
@@ -78,6 +79,30 @@ export const deploymentSchema = z.strictObject({
 });
 export type Deployment = z.infer<typeof deploymentSchema>;
 
+/** Family names: what an operator types in `grants:grant --family`. */
+const FAMILY_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/i;
+
+/** The family every existing catalog knew: restricted even when `families` does not declare it. */
+export const LEGACY_RESTRICTED_FAMILY = 'restricted';
+
+/**
+ * One model family. `restricted: true` makes its models need an account access grant, and
+ * their chat, messages and responses requests pass the usage check (`usageChecks`).
+ */
+export const familyEntrySchema = z.strictObject({
+  restricted: z.boolean().default(false),
+  description: z.string().max(500).optional(),
+  usageChecks: z
+    .strictObject({
+      /** Whether requests of this family are checked at all (default: yes, when restricted). */
+      enabled: z.boolean().default(true),
+      /** Categories, thresholds, patterns and actions (server/moderation/usage-rules.ts); default: DEFAULT_USAGE_RULES. */
+      rules: usageRulesSchema.optional(),
+    })
+    .optional(),
+});
+export type FamilyEntry = z.infer<typeof familyEntrySchema>;
+
 export const modelEntrySchema = z.strictObject({
   id: identifier,
   ownedBy: z.string().min(1),
@@ -87,8 +112,11 @@ export const modelEntrySchema = z.strictObject({
   pricing: pricingSchema,
   /** More deployments to fall over to (the primary one has priority 0). */
   deployments: z.array(deploymentSchema).optional(),
-  /** `restricted`: the family that needs an explicit access grant. */
-  family: z.enum(['restricted']).optional(),
+  /**
+   * The model's family, a name declared under `families` (or `restricted`, which is restricted
+   * without being declared). A restricted family needs an access grant and runs usage checks.
+   */
+  family: z.string().regex(FAMILY_NAME, 'letters, digits and - _ only').optional(),
   /** Refuse requests whose parameters a bridge would drop (400 UNSUPPORTED_FEATURE). */
   strict: z.boolean().optional(),
   /** Embedding size; `dimensionsAdjustable` lets requests ask for fewer. */
@@ -133,6 +161,8 @@ export const catalogFileSchema = z
   .strictObject({
     providers: z.array(providerEntrySchema),
     models: z.array(modelEntrySchema),
+    /** Model families by name (see {@link familyEntrySchema}). */
+    families: z.record(z.string().regex(FAMILY_NAME, 'letters, digits and - _ only'), familyEntrySchema).optional(),
   })
   .superRefine((file, ctx) => {
     const providerIds = new Set<string>();
@@ -147,6 +177,10 @@ export const catalogFileSchema = z
       modelIds.add(model.id);
       for (const provider of [model.provider, ...(model.deployments ?? []).map((deployment) => deployment.provider)]) {
         if (!providerIds.has(provider)) ctx.addIssue({ code: 'custom', path: ['models', index, 'provider'], message: `unknown provider "${provider}"` });
+      }
+      // A misspelt family would silently serve a model to everyone: every family but the legacy one is declared.
+      if (model.family !== undefined && model.family !== LEGACY_RESTRICTED_FAMILY && !(model.family in (file.families ?? {}))) {
+        ctx.addIssue({ code: 'custom', path: ['models', index, 'family'], message: `unknown family "${model.family}" (declare it under "families")` });
       }
     });
   });

@@ -150,6 +150,60 @@ const COMMANDS: Record<string, Command> = {
         perAccount: optionalNumber(flags, 'per-account'),
       }),
   },
+  'grants:grant': {
+    usage: '--account ID --family NAME [--expires-at ISO-8601] [--note TEXT]',
+    flags: { account: 'string', family: 'string', 'expires-at': 'string', note: 'string' },
+    run: (client, flags) =>
+      client.admin.restricted.grants.grant.mutate({
+        accountId: required(flags, 'account'),
+        family: required(flags, 'family'),
+        expiresAt: optionalString(flags, 'expires-at'),
+        note: optionalString(flags, 'note'),
+      }),
+  },
+  'grants:revoke': {
+    usage: '--account ID --family NAME [--note TEXT]',
+    flags: { account: 'string', family: 'string', note: 'string' },
+    run: (client, flags) =>
+      client.admin.restricted.grants.revoke.mutate({ accountId: required(flags, 'account'), family: required(flags, 'family'), note: optionalString(flags, 'note') }),
+  },
+  'grants:list': {
+    usage: '[--account ID] [--family NAME] [--include-inactive]',
+    flags: { account: 'string', family: 'string', 'include-inactive': 'boolean' },
+    run: (client, flags) =>
+      client.admin.restricted.grants.list.query({
+        accountId: optionalString(flags, 'account'),
+        family: optionalString(flags, 'family'),
+        includeInactive: flags['include-inactive'] === true,
+      }),
+  },
+  'review:list': {
+    usage: '[--decision flag|reject] [--status open|resolved] [--account ID] [--limit N] [--cursor C]',
+    flags: { decision: 'string', status: 'string', account: 'string', limit: 'string', cursor: 'string' },
+    run: (client, flags) =>
+      client.admin.restricted.review.list.query({
+        decision: optionalString(flags, 'decision') as 'flag' | 'reject' | undefined,
+        status: optionalString(flags, 'status') as 'open' | 'resolved' | undefined,
+        accountId: optionalString(flags, 'account'),
+        limit: optionalNumber(flags, 'limit') ?? 50,
+        cursor: optionalString(flags, 'cursor'),
+      }),
+  },
+  'review:show': {
+    usage: '--id REVIEW_ID   (the item, its account, grants and recent usage)',
+    flags: { id: 'string' },
+    run: (client, flags) => client.admin.restricted.review.get.query({ id: required(flags, 'id') }),
+  },
+  'review:resolve': {
+    usage: '--id REVIEW_ID --action dismiss|warn|revoke_grant|disable_account [--note TEXT]',
+    flags: { id: 'string', action: 'string', note: 'string' },
+    run: (client, flags) =>
+      client.admin.restricted.review.resolve.mutate({
+        id: required(flags, 'id'),
+        action: required(flags, 'action') as 'dismiss' | 'warn' | 'revoke_grant' | 'disable_account',
+        note: optionalString(flags, 'note'),
+      }),
+  },
 };
 
 /** Every flag of every command, for parseArgs; which command may use which is checked after parsing. */

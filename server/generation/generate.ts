@@ -18,6 +18,7 @@ import { Meter } from './metering.js';
 import { bridgedSource, nativeSource, relay } from './relay.js';
 import { assertCanStream, fidelityHeaders, isStrict, mergeReports, resolveModel, routeDeployments, type OperationContext } from './routing.js';
 import { guardStream } from './stream-guard.js';
+import { checkRestrictedUsage } from '../restricted/usage-check.js';
 
 /** Output tokens reserved for a request that sets no cap (the hold is released down to the real cost). */
 export const DEFAULT_HOLD_OUTPUT_TOKENS = 4096;
@@ -59,6 +60,8 @@ export async function runGeneration<Body extends Record<string, unknown>, Json, 
   assertCanStream(context, stream);
   const decoded = codec.decode(body);
   const canonical = decoded.request;
+  // Restricted family: every text the model will see is checked before anything is held or sent.
+  await checkRestrictedUsage(context, model, endpoint, canonical);
   const estimatedInput = estimateRequestTokens(canonical);
   const identity: AnswerIdentity = { id: nextId(codec.idPrefix), model: model.id, created: Math.floor(Date.now() / 1000), inputTokens: estimatedInput };
   const meter = new Meter({ services: context.services, auth: context.auth, requestId: context.requestId, receivedAt: context.receivedAt, model, endpoint, stream });

@@ -12,6 +12,7 @@ import { adapterFor, type Operation, type OperationAdapters } from '../providers
 import type { UpstreamTransport } from '../providers/types.js';
 import type { Services } from '../services.js';
 import { createTransport } from '../upstream/transport.js';
+import { hasLiveGrant } from '../restricted/grants.js';
 
 /** Everything an operation needs from its procedure's context. */
 export interface OperationContext {
@@ -28,6 +29,8 @@ export interface OperationContext {
   receivedAt: number;
   /** Whether the caller can read a streamed answer (compat and internal callers can; plain `/trpc` HTTP cannot). */
   canStream: boolean;
+  /** The client's address (kept with a usage review of the restricted family). */
+  clientAddress?: string;
 }
 
 /** Resolves the model and checks what the account may do with it, before anything is held or sent. */
@@ -40,8 +43,10 @@ export function resolveModel(services: Services, auth: AuthContext, modelId: unk
   if (!model.endpoints.has(endpoint)) {
     throw new GatewayError('UNSUPPORTED_ENDPOINT', `The model '${modelId}' does not support ${endpoint}.`, { param: 'model' });
   }
-  if (model.entry.family === 'restricted' && !auth.account.restrictedAccess) {
-    throw new GatewayError('ACCESS_NOT_GRANTED', `The model '${modelId}' needs an access grant for its family.`, { param: 'model' });
+  // A restricted family needs a live grant, checked from the cached account (expiry at request time).
+  const family = services.restricted.familyOf(model);
+  if (family !== undefined && !hasLiveGrant(auth.account, family.name, Date.now())) {
+    throw new GatewayError('ACCESS_NOT_GRANTED', `The model '${modelId}' belongs to the restricted family '${family.name}', which this account has no access grant for.`, { param: 'model' });
   }
   return model;
 }
