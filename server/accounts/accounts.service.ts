@@ -1,7 +1,18 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Account, ApiKey, Database } from '../../db/schema.js';
 import { notify } from '../../db/client.js';
-import { findAccount, findKeyById, listKeys } from '../../db/queries/accounts.queries.js';
+import {
+  addToAccountBalance,
+  findAccount,
+  findKeyById,
+  insertAccount,
+  insertApiKey,
+  insertLedgerEntry,
+  listKeys,
+  lockAccount,
+  updateAccountColumns,
+  updateApiKeyColumns,
+} from '../../db/queries/accounts.queries.js';
 import { describeKey, generateApiKey, hashApiKey, newId } from '../auth/api-keys.js';
 import { CACHE_CHANNEL, type CacheInvalidation } from '../auth/auth-cache.js';
 import { validateAllowlistEntry } from '../auth/ip-allowlist.js';
@@ -107,26 +118,19 @@ export async function createAccount(db: Kysely<Database>, input: CreateAccountIn
   checkAllowlist(input.ipAllowlist ?? []);
   const id = input.id ?? newId('acct');
   return db.transaction().execute(async (trx) => {
-    const account = await trx
-      .insertInto('accounts')
-      .values({
-        id,
-        name: input.name,
-        plan: input.plan,
-        current_credits: current,
-        vault_credits: vault,
-        daily_limit: input.dailyLimit == null ? null : creditsToMicro(input.dailyLimit),
-        restricted_access: input.restrictedAccess ?? false,
-        reset_cycle_days: input.resetCycleDays ?? 1,
-        ip_allowlist: JSON.stringify(input.ipAllowlist ?? []),
-        last_reset: new Date(),
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    await trx
-      .insertInto('ledger')
-      .values({ account_id: id, kind: 'opening', current_delta: current, vault_delta: vault, note: 'account created' })
-      .execute();
+    const account = await insertAccount(trx, {
+      id,
+      name: input.name,
+      plan: input.plan,
+      current_credits: current,
+      vault_credits: vault,
+      daily_limit: input.dailyLimit == null ? null : creditsToMicro(input.dailyLimit),
+      restricted_access: input.restrictedAccess ?? false,
+      reset_cycle_days: input.resetCycleDays ?? 1,
+      ip_allowlist: JSON.stringify(input.ipAllowlist ?? []),
+      last_reset: new Date(),
+    });
+    await insertLedgerEntry(trx, { account_id: id, kind: 'opening', current_delta: current, vault_delta: vault, note: 'account created' });
     // The legacy flag is a shorthand for a grant on the legacy restricted family: access comes from grants.
     if (input.restrictedAccess === true) await insertAccessGrant(trx, { accountId: id, family: LEGACY_RESTRICTED_FAMILY }, LEGACY_FLAG_ACTOR);
     return account;
@@ -145,21 +149,15 @@ export async function updateAccount(
   changes: { plan?: string; disabled?: boolean; ipAllowlist?: string[]; restrictedAccess?: boolean; dailyLimit?: number | null; resetCycleDays?: number; name?: string },
 ): Promise<Account> {
   if (changes.ipAllowlist) checkAllowlist(changes.ipAllowlist);
-  const account = await db
-    .updateTable('accounts')
-    .set({
-      ...(changes.plan !== undefined ? { plan: changes.plan } : {}),
-      ...(changes.name !== undefined ? { name: changes.name } : {}),
-      ...(changes.disabled !== undefined ? { disabled: changes.disabled } : {}),
-      ...(changes.restrictedAccess !== undefined ? { restricted_access: changes.restrictedAccess } : {}),
-      ...(changes.resetCycleDays !== undefined ? { reset_cycle_days: changes.resetCycleDays } : {}),
-      ...(changes.dailyLimit !== undefined ? { daily_limit: changes.dailyLimit === null ? null : creditsToMicro(changes.dailyLimit) } : {}),
-      ...(changes.ipAllowlist !== undefined ? { ip_allowlist: JSON.stringify(changes.ipAllowlist) } : {}),
-      updated_at: new Date(),
-    })
-    .where('id', '=', id)
-    .returningAll()
-    .executeTakeFirst();
+  const account = await updateAccountColumns(db, id, {
+    ...(changes.plan !== undefined ? { plan: changes.plan } : {}),
+    ...(changes.name !== undefined ? { name: changes.name } : {}),
+    ...(changes.disabled !== undefined ? { disabled: changes.disabled } : {}),
+    ...(changes.restrictedAccess !== undefined ? { restricted_access: changes.restrictedAccess } : {}),
+    ...(changes.resetCycleDays !== undefined ? { reset_cycle_days: changes.resetCycleDays } : {}),
+    ...(changes.dailyLimit !== undefined ? { daily_limit: changes.dailyLimit === null ? null : creditsToMicro(changes.dailyLimit) } : {}),
+    ...(changes.ipAllowlist !== undefined ? { ip_allowlist: JSON.stringify(changes.ipAllowlist) } : {}),
+  });
   if (!account) throw new GatewayError('NOT_FOUND', `No account "${id}".`, { param: 'account_id' });
   if (changes.restrictedAccess !== undefined) {
     // The legacy flag grants or revokes the legacy restricted family (see createAccount).
@@ -182,7 +180,7 @@ export async function adjustCredits(
 ): Promise<Account> {
   const delta = creditsToMicro(input.amount);
   return db.transaction().execute(async (trx) => {
-    const account = await trx.selectFrom('accounts').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
+    const account = await lockAccount(trx, id);
     if (!account) throw new GatewayError('NOT_FOUND', `No account "${id}".`, { param: 'account_id' });
     const column = input.balance === 'vault' ? 'vault_credits' : 'current_credits';
     const next = account[column] + delta;
@@ -191,22 +189,14 @@ export async function adjustCredits(
     if (next < 0 || (delta < 0 && available + delta < 0)) {
       throw new GatewayError('INVALID_REQUEST', 'The adjustment would make the balance negative.', { param: 'amount' });
     }
-    const updated = await trx
-      .updateTable('accounts')
-      .set({ [column]: sql`${sql.ref(column)} + ${delta}`, updated_at: new Date() })
-      .where('id', '=', id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    await trx
-      .insertInto('ledger')
-      .values({
-        account_id: id,
-        kind: delta >= 0 ? 'topup' : 'adjustment',
-        current_delta: input.balance === 'current' ? delta : 0,
-        vault_delta: input.balance === 'vault' ? delta : 0,
-        note: input.note ?? null,
-      })
-      .execute();
+    const updated = await addToAccountBalance(trx, id, column, delta);
+    await insertLedgerEntry(trx, {
+      account_id: id,
+      kind: delta >= 0 ? 'topup' : 'adjustment',
+      current_delta: input.balance === 'current' ? delta : 0,
+      vault_delta: input.balance === 'vault' ? delta : 0,
+      note: input.note ?? null,
+    });
     return updated;
   });
 }
@@ -222,11 +212,7 @@ export async function createKey(
   const key = presetKey ?? generateApiKey();
   const hash = hashApiKey(key);
   const { displayPrefix, lastFour } = describeKey(key);
-  const record = await db
-    .insertInto('api_keys')
-    .values({ id: newId('key'), account_id: accountId, name, key_hash: hash, display_prefix: displayPrefix, last_four: lastFour, last_used_at: null, deleted_at: null })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const record = await insertApiKey(db, { id: newId('key'), account_id: accountId, name, key_hash: hash, display_prefix: displayPrefix, last_four: lastFour, last_used_at: null, deleted_at: null });
   await announce(db, { type: 'key', hash });
   return { key, record };
 }
@@ -238,16 +224,11 @@ export async function updateKey(
 ): Promise<ApiKey> {
   const existing = await findKeyById(db, id);
   if (!existing || existing.deleted_at) throw new GatewayError('NOT_FOUND', `No key "${id}".`, { param: 'key_id' });
-  const record = await db
-    .updateTable('api_keys')
-    .set({
-      ...(changes.name !== undefined ? { name: changes.name } : {}),
-      ...(changes.enabled !== undefined ? { enabled: changes.enabled } : {}),
-      ...(changes.deleted ? { deleted_at: new Date(), enabled: false } : {}),
-    })
-    .where('id', '=', id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const record = await updateApiKeyColumns(db, id, {
+    ...(changes.name !== undefined ? { name: changes.name } : {}),
+    ...(changes.enabled !== undefined ? { enabled: changes.enabled } : {}),
+    ...(changes.deleted ? { deleted_at: new Date(), enabled: false } : {}),
+  });
   await announce(db, { type: 'key', hash: existing.key_hash });
   return record;
 }

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { listCurrentGrants } from '../../db/queries/access-grants.queries.js';
+import { findAccountForAuth, findKeyForAuth } from '../../db/queries/accounts.queries.js';
 import { hashApiKey } from './api-keys.js';
 import { IpAllowlist } from './ip-allowlist.js';
 
@@ -104,11 +105,7 @@ export class AuthCache {
 
   private async loadKey(hash: string): Promise<CachedKey | null> {
     const generation = this.generation;
-    const row = await this.db
-      .selectFrom('api_keys')
-      .select(['id', 'account_id', 'enabled', 'deleted_at'])
-      .where('key_hash', '=', hash)
-      .executeTakeFirst();
+    const row = await findKeyForAuth(this.db, hash);
     if (!row) {
       if (generation === this.generation) {
         if (this.unknownKeys.size >= NEGATIVE_MAX_ENTRIES) this.unknownKeys.clear();
@@ -124,7 +121,7 @@ export class AuthCache {
   private async loadAccount(id: string): Promise<CachedAccount | null> {
     const generation = this.generation;
     const [row, grants] = await Promise.all([
-      this.db.selectFrom('accounts').select(['id', 'plan', 'disabled', 'ip_allowlist']).where('id', '=', id).executeTakeFirst(),
+      findAccountForAuth(this.db, id),
       listCurrentGrants(this.db, id),
     ]);
     if (!row) return null;

@@ -13,7 +13,7 @@ import {
   markGrantRevoked,
   type AccessGrantRow,
 } from '../../db/queries/access-grants.queries.js';
-import { findAccount } from '../../db/queries/accounts.queries.js';
+import { findAccount, lockAccount, updateAccountColumns } from '../../db/queries/accounts.queries.js';
 import type { Database } from '../../db/schema.js';
 import { newId } from '../auth/api-keys.js';
 import { CACHE_CHANNEL, type CacheInvalidation, type CachedAccount } from '../auth/auth-cache.js';
@@ -70,7 +70,7 @@ export async function announceAccount(db: Kysely<Database>, accountId: string): 
 
 /** Keeps the legacy account flag in step with the grants (it no longer gives access). */
 async function mirrorLegacyFlag(db: Executor, accountId: string): Promise<void> {
-  await db.updateTable('accounts').set({ restricted_access: await holdsAnyGrant(db, accountId), updated_at: new Date() }).where('id', '=', accountId).execute();
+  await updateAccountColumns(db, accountId, { restricted_access: await holdsAnyGrant(db, accountId) });
 }
 
 export interface GrantInput {
@@ -86,7 +86,7 @@ export interface GrantInput {
  * keeps every grant. The caller announces the account after its transaction commits.
  */
 export async function insertAccessGrant(db: Executor, input: GrantInput, actor: string, now = new Date()): Promise<AccessGrantRow> {
-  const account = await db.selectFrom('accounts').select('id').where('id', '=', input.accountId).forUpdate().executeTakeFirst();
+  const account = await lockAccount(db, input.accountId);
   if (!account) throw new GatewayError('NOT_FOUND', `No account "${input.accountId}".`, { param: 'accountId' });
   if (input.expiresAt && input.expiresAt.getTime() <= now.getTime()) {
     throw new GatewayError('INVALID_REQUEST', 'expiresAt must be in the future.', { param: 'expiresAt' });

@@ -5,7 +5,7 @@
  * channel, like any grant or account change.
  */
 import type { Kysely } from 'kysely';
-import { findAccount } from '../../db/queries/accounts.queries.js';
+import { findAccount, updateAccountColumns } from '../../db/queries/accounts.queries.js';
 import { listGrants } from '../../db/queries/access-grants.queries.js';
 import {
   findUsageReview,
@@ -204,7 +204,7 @@ export async function resolveReview(
     if (input.action === 'revoke_grant') {
       await revokeAccessGrant(trx, row.account_id, row.family, actor, note ?? `review ${row.id}`);
     } else if (input.action === 'disable_account') {
-      await trx.updateTable('accounts').set({ disabled: true, updated_at: new Date() }).where('id', '=', row.account_id).execute();
+      await updateAccountColumns(trx, row.account_id, { disabled: true });
     }
     await recordReviewAction(trx, { reviewId: row.id, accountId: row.account_id, action: input.action, actor, note });
     return markReviewResolved(trx, row.id, input.action, actor, note, new Date());
