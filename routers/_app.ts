@@ -12,6 +12,9 @@ import { audioRouter } from './audio/audio.router.js';
 import { videosRouter } from './videos/videos.router.js';
 import { embeddingsRouter } from './embeddings/embeddings.router.js';
 import { moderationsRouter } from './moderations/moderations.router.js';
+import { usersRouter } from './admin/users.router.js';
+import { dashboardAuthRouter } from './dashboard/auth.router.js';
+import { dashboardOwnerRouter } from './dashboard/owner.router.js';
 
 export const appRouter = router({
   models: modelsRouter,
@@ -28,6 +31,12 @@ export const appRouter = router({
     accounts: accountsRouter,
     keys: keysRouter,
     billing: billingRouter,
+    users: usersRouter,
+  }),
+  /** The dashboard's own procedures (session cookie; see server/dashboard). */
+  dashboard: router({
+    auth: dashboardAuthRouter,
+    account: dashboardOwnerRouter,
   }),
 });
 
