@@ -1,6 +1,6 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, type ReactNode } from 'react';
-import { Link, navigate, usePath } from './router';
+import { BASE, Link, navigate, usePath } from './router';
 import { describeError, setCsrfToken, trpc, type Me } from './trpc';
 import { Allowlist } from './pages/Allowlist';
 import { Credits } from './pages/Credits';
@@ -75,7 +75,8 @@ export function App() {
     else await trpc.dashboard.auth.logout.mutate();
     setCsrfToken(undefined);
     queryClient.clear();
-    queryClient.setQueryData(['me'], null);
+    // A fresh page: nothing of the session stays in memory.
+    window.location.assign(`${BASE}/`);
   };
 
   return (
