@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -17,7 +17,7 @@ const STAMP = path.join(DASHBOARD_DIST, '.source-hash');
 function sourceFiles(dir: string): string[] {
   const files: string[] = [];
   for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
-    if (entry.name === 'dist' || entry.name === 'node_modules') continue;
+    if (entry.name === 'dist' || entry.name.startsWith('dist.building-') || entry.name === 'node_modules') continue;
     const full = path.join(dir, entry.name);
     if (entry.isDirectory()) files.push(...sourceFiles(full));
     else if (entry.isFile()) files.push(full);
@@ -44,9 +44,18 @@ export async function ensureDashboardBundle(log: (message: string) => void = () 
   if (!existsSync(DASHBOARD_ROOT) || bundleIsCurrent()) return false;
   log('Building the dashboard (dashboard/ → dashboard/dist)…');
   const started = Date.now();
+  const hash = sourceHash();
   const { build } = await import('vite');
-  await build({ configFile: path.join(DASHBOARD_ROOT, 'vite.config.ts'), root: DASHBOARD_ROOT, logLevel: 'warn' });
-  writeFileSync(STAMP, `${sourceHash()}\n`);
+  // Built beside and moved in at once, so a gateway serving the old bundle (or a second build racing this one) never sees half of one.
+  const staging = `${DASHBOARD_DIST}.building-${process.pid}-${Date.now()}`;
+  try {
+    await build({ configFile: path.join(DASHBOARD_ROOT, 'vite.config.ts'), root: DASHBOARD_ROOT, logLevel: 'warn', build: { outDir: staging, emptyOutDir: true } });
+    writeFileSync(path.join(staging, '.source-hash'), `${hash}\n`);
+    rmSync(DASHBOARD_DIST, { recursive: true, force: true });
+    renameSync(staging, DASHBOARD_DIST);
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
+  }
   log(`Dashboard built in ${((Date.now() - started) / 1000).toFixed(1)} s (${statSync(path.join(DASHBOARD_DIST, 'index.html')).size} bytes of page).`);
   return true;
 }
