@@ -37,8 +37,9 @@ export async function serveDashboard(ctx: Koa.Context, distDir = DASHBOARD_DIST)
   const relative = decodeURIComponent(ctx.path.slice('/dashboard'.length)).replace(/^\/+/, '');
   const file = path.resolve(distDir, relative);
   const inside = file.startsWith(distDir + path.sep);
-  if (inside && relative.startsWith('assets/')) {
-    const info = await stat(file).catch(() => undefined);
+  if (relative.startsWith('assets/')) {
+    // Never a file outside the bundle, whatever the path's dots and encoded slashes say.
+    const info = inside ? await stat(file).catch(() => undefined) : undefined;
     if (!info?.isFile()) {
       ctx.status = 404;
       ctx.type = 'text/plain';

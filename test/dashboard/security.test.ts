@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureDashboardBundle } from '../../server/dashboard/bundle.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { adminClient, dashboardClient, gatewayCodeOf, signIn, type DashboardSession } from '../support/dashboard-client.js';
 
@@ -164,6 +165,57 @@ describe('dashboard security', () => {
 
   it('refuses a staff-only or admin procedure to an owner session', async () => {
     expect(await gatewayCodeOf(alice.client.admin.accounts.list.query({}))).toBe('UNAUTHORIZED_ADMIN');
+  });
+
+  it('lets staff sessions call admin procedures, mutations only with the CSRF token', async () => {
+    const admin = adminClient(gw.url, gw.adminToken);
+    await admin.admin.users.create.mutate({ email: 'staff@example.com', password, role: 'staff' });
+    const staff = await signIn(gw.url, 'staff@example.com', password);
+    expect((await staff.client.admin.accounts.list.query({})).map((account) => account.id)).toContain(aliceAccount.accountId);
+    const forged = dashboardClient(gw.url, { cookie: staff.cookie, csrf: 'omit' });
+    expect(await gatewayCodeOf(forged.client.admin.accounts.disable.mutate({ account_id: aliceAccount.accountId }))).toBe('CSRF_REJECTED');
+    expect((await admin.admin.accounts.get.query({ account_id: aliceAccount.accountId })).disabled).toBe(false);
+    const adjusted = await staff.client.admin.accounts.adjustCredits.mutate({ account_id: aliceAccount.accountId, amount: 5, balance: 'current', note: 'goodwill' });
+    expect(adjusted.current_credits).toBe(105);
+    // Staff have no account of their own: the owner pages refuse them.
+    expect(await gatewayCodeOf(staff.client.dashboard.account.keys.list.query())).toBe('FORBIDDEN');
+  });
+
+  it('lets members read but not change', async () => {
+    await adminClient(gw.url, gw.adminToken).admin.users.create.mutate({ email: 'member@example.com', password, role: 'member', account_id: aliceAccount.accountId });
+    const member = await signIn(gw.url, 'member@example.com', password);
+    expect((await member.client.dashboard.account.keys.list.query()).length).toBeGreaterThan(0);
+    expect(await gatewayCodeOf(member.client.dashboard.account.keys.create.mutate({ name: 'member' }))).toBe('FORBIDDEN');
+    expect(await gatewayCodeOf(member.client.dashboard.account.allowlist.set.mutate({ ip_allowlist: [] }))).toBe('FORBIDDEN');
+  });
+
+  it('refuses an invalid allowlist entry with a 400 naming it', async () => {
+    const response = await fetch(`${gw.url}/trpc/dashboard.account.allowlist.set`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', cookie: alice.cookie!, 'x-csrf-token': alice.csrf! },
+      body: JSON.stringify({ ip_allowlist: ['10.0.0.0/8', '300.1.2.3'] }),
+    });
+    expect(response.status).toBe(400);
+    const body = (await response.json()) as { error: { message: string; data: { gatewayCode: string } } };
+    expect(body.error.data.gatewayCode).toBe('INVALID_REQUEST');
+    expect((await alice.client.dashboard.account.allowlist.get.query()).ip_allowlist).toEqual([]);
+  });
+
+  it('serves the page with no-cache, hashed assets as immutable, and the page for app paths', async () => {
+    await ensureDashboardBundle();
+    const page = await fetch(`${gw.url}/dashboard/usage`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('cache-control')).toBe('no-cache');
+    expect(page.headers.get('content-security-policy')).toContain("default-src 'self'");
+    const html = await page.text();
+    const asset = /\/dashboard\/assets\/[^"]+\.js/.exec(html)![0];
+    const script = await fetch(`${gw.url}${asset}`);
+    expect(script.status).toBe(200);
+    expect(script.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    expect((await fetch(`${gw.url}/dashboard/assets/missing.js`)).status).toBe(404);
+    expect((await fetch(`${gw.url}/dashboard/assets/..%2f..%2fpackage.json`)).status).toBe(404);
+    // No address outside the gateway in the page or its script (no CDN, no web fonts).
+    expect(`${html}${await script.text()}`).not.toMatch(/https?:\/\/(?!www\.w3\.org|reactjs\.org|react\.dev)[a-z0-9.-]+\.[a-z]{2,}\/[^"'\s]*\.(css|js|woff2?)/);
   });
 
   it('logout ends the session; logout everywhere ends them all', async () => {
