@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', '.data/**', 'bench/results/**', 'coverage/**'] },
+  { ignores: ['node_modules/**', '.data/**', 'bench/results/**', 'coverage/**', 'dashboard/dist/**', 'test-results/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -12,5 +12,10 @@ export default tseslint.config(
       '@typescript-eslint/no-explicit-any': 'error',
       'no-constant-condition': ['error', { checkLoops: false }],
     },
+  },
+  {
+    // The dashboard runs in the browser.
+    files: ['dashboard/src/**/*.{ts,tsx}'],
+    languageOptions: { globals: { window: 'readonly', document: 'readonly', navigator: 'readonly', Blob: 'readonly', PopStateEvent: 'readonly', HTMLElement: 'readonly', HTMLAnchorElement: 'readonly' } },
   },
 );

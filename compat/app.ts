@@ -19,6 +19,10 @@ import { BodyBudget } from './body-budget.js';
 import { ROUTES } from './routes.js';
 import { writeAnswer } from './write-answer.js';
 import { readMultipart, type MultipartBody } from './read-multipart.js';
+import { serveDashboard } from './dashboard-static.js';
+import { sessionAccountAuth } from '../server/dashboard/session-auth.js';
+import type { WebRequest } from '../server/context.js';
+import type { TLSSocket } from 'node:tls';
 
 const EMPTY_FORM: MultipartBody = Object.freeze({ fields: {}, files: {} }) as MultipartBody;
 
@@ -75,6 +79,19 @@ export function createApp(services: Services, state: AppState = { inFlight: 0, d
 
   function clientAddressOf(ctx: Koa.Context): string {
     return resolveClientAddress(ctx.req.socket.remoteAddress ?? '', header(ctx.req, 'x-forwarded-for'), trusted);
+  }
+
+  /** The dashboard's view of the exchange: cookies in, cookies out, and whether the browser came over TLS. */
+  function webOf(ctx: Koa.Context): WebRequest {
+    const req = ctx.req;
+    const viaTrustedProxy = trusted?.allows(req.socket.remoteAddress ?? '') ?? false;
+    const forwardedProto = viaTrustedProxy ? header(req, 'x-forwarded-proto')?.split(',')[0]?.trim().toLowerCase() : undefined;
+    return {
+      cookie: header(req, 'cookie'),
+      csrfToken: header(req, 'x-csrf-token'),
+      secure: (req.socket as TLSSocket).encrypted === true || forwardedProto === 'https',
+      setCookie: (value) => ctx.res.appendHeader('set-cookie', value),
+    };
   }
 
   function credentialsOf(ctx: Koa.Context) {
@@ -141,12 +158,26 @@ export function createApp(services: Services, state: AppState = { inFlight: 0, d
       res: ctx.res as ServerResponse,
       path: ctx.path.slice('/trpc/'.length),
       // Plain HTTP cannot carry a stream: generation procedures answer JSON only here.
-      createContext: () => buildContext(ctx, ctx.state.requestId as string, controller.signal, { canStream: false }),
+      createContext: () => ({ ...buildContext(ctx, ctx.state.requestId as string, controller.signal, { canStream: false }), web: webOf(ctx) }),
       maxBodySize: services.config.bodyLimitBytes,
       // A batch is as many calls as a client may make in one request, no more.
       maxBatchSize: TRPC_MAX_BATCH,
     });
   });
+
+  // The dashboard (dashboard/ built to dashboard/dist), and its video previews authorised by the session cookie.
+  router.get('/dashboard/videos/:id/content', async (ctx) => {
+    const controller = new AbortController();
+    ctx.res.once('close', () => controller.abort());
+    const base = { ...buildContext(ctx, ctx.state.requestId as string, controller.signal, { canStream: true }), web: webOf(ctx) };
+    const auth = await sessionAccountAuth(base);
+    const variant = ctx.query.variant === 'thumbnail' || ctx.query.variant === 'spritesheet' ? ctx.query.variant : 'video';
+    const answer = await createCaller({ ...base, auth }).videos.content({ id: ctx.params.id!, variant });
+    ctx.set('cache-control', 'private, no-store');
+    await writeAnswer(ctx, answer, services.log);
+  });
+  router.get('/dashboard', (ctx) => serveDashboard(ctx));
+  router.get('/dashboard/{*rest}', (ctx) => serveDashboard(ctx));
 
   for (const route of ROUTES) {
     const handler = async (ctx: Koa.Context) => {

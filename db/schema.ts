@@ -23,6 +23,8 @@ export interface Database {
   access_grants: AccessGrantsTable;
   usage_reviews: UsageReviewsTable;
   usage_review_actions: UsageReviewActionsTable;
+  users: UsersTable;
+  user_sessions: UserSessionsTable;
 }
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
@@ -347,3 +349,31 @@ export interface UsageReviewActionsTable {
   note: string | null;
   created_at: Generated<Date>;
 }
+/** People who sign in to the dashboard (owners and members of one account, or staff). */
+export interface UsersTable {
+  id: string;
+  /** Lower-cased; unique. */
+  email: string;
+  /** argon2id PHC string; never leaves the server. */
+  password_hash: string;
+  /** Null for staff. */
+  account_id: string | null;
+  role: 'owner' | 'member' | 'staff';
+  created_at: Generated<Date>;
+  updated_at: Timestamp;
+}
+export type User = Selectable<UsersTable>;
+
+/** Dashboard sessions; the cookie carries the token, the row only its SHA-256. */
+export interface UserSessionsTable {
+  id: string;
+  token_hash: string;
+  user_id: string;
+  /** Sent back by the browser in `x-csrf-token` on every mutation. */
+  csrf_token: string;
+  created_at: Generated<Date>;
+  last_seen_at: Timestamp;
+  expires_at: Timestamp;
+  client_address: string | null;
+}
+export type UserSession = Selectable<UserSessionsTable>;

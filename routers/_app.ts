@@ -13,6 +13,9 @@ import { videosRouter } from './videos/videos.router.js';
 import { embeddingsRouter } from './embeddings/embeddings.router.js';
 import { moderationsRouter } from './moderations/moderations.router.js';
 import { restrictedAdminRouter } from './admin/restricted/restricted.router.js';
+import { usersRouter } from './admin/users.router.js';
+import { dashboardAuthRouter } from './dashboard/auth.router.js';
+import { dashboardOwnerRouter } from './dashboard/owner.router.js';
 
 export const appRouter = router({
   models: modelsRouter,
@@ -30,6 +33,12 @@ export const appRouter = router({
     keys: keysRouter,
     billing: billingRouter,
     restricted: restrictedAdminRouter,
+    users: usersRouter,
+  }),
+  /** The dashboard's own procedures (session cookie; see server/dashboard). */
+  dashboard: router({
+    auth: dashboardAuthRouter,
+    account: dashboardOwnerRouter,
   }),
 });
 

@@ -7,6 +7,7 @@ import { findKeyByHash } from '../db/queries/accounts.queries.js';
 import { createAccount, createKey } from './accounts/accounts.service.js';
 import { hashApiKey, isWellFormedApiKey } from './auth/api-keys.js';
 import type { GatewayConfig } from './config.js';
+import { createUser, generatePassword } from './dashboard/users.service.js';
 import type { Logger } from './logger.js';
 
 export const ADMIN_TOKEN_FILE = 'admin-token';
@@ -73,10 +74,23 @@ export async function ensureBootstrapKey(db: Kysely<Database>, config: GatewayCo
 
 /** On a first start with an empty database: a demo account whose key is printed once. */
 export async function ensureDemoAccount(db: Kysely<Database>, config: GatewayConfig): Promise<string | undefined> {
+  return (await ensureDemoAccountWithSignIn(db, config))?.key;
+}
+
+export interface DemoAccount {
+  key: string;
+  /** The owner's dashboard sign-in, printed once next to the key. */
+  signIn: { email: string; password: string };
+}
+
+/** The demo account, its key, and an owner who can sign in to the dashboard (generated password). */
+export async function ensureDemoAccountWithSignIn(db: Kysely<Database>, config: GatewayConfig): Promise<DemoAccount | undefined> {
   if (!config.createDemoAccount || config.bootstrapKey) return undefined;
   const any = await db.selectFrom('accounts').select('id').limit(1).executeTakeFirst();
   if (any) return undefined;
   const account = await createAccount(db, { name: 'demo', plan: 'pro', credits: 100 });
   const { key } = await createKey(db, account.id, 'demo');
-  return key;
+  const signIn = { email: 'demo@localhost', password: generatePassword() };
+  await createUser(db, { ...signIn, role: 'owner', accountId: account.id });
+  return { key, signIn };
 }

@@ -44,6 +44,17 @@ export interface GatewayConfig {
   imageUrlTtlSeconds: number;
   /** The gateway's public origin for the links it hands out (`https://gw.example.com`); unset: from the request's Host header. */
   publicBaseUrl: string | undefined;
+  /** The dashboard's sign-in (server/dashboard). */
+  dashboard: DashboardConfig;
+}
+
+export interface DashboardConfig {
+  /** How long a session lasts after sign-in, hours. */
+  sessionTtlHours: number;
+  /** Sign-in attempts per minute for one email (every instance together). */
+  loginAttemptsPerUser: number;
+  /** Sign-in attempts per minute from one client address. */
+  loginAttemptsPerAddress: number;
 }
 
 /** Video generation: where finished videos are kept, and how the background jobs run. */
@@ -235,5 +246,10 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     videos: readVideoConfig(env),
     imageUrlTtlSeconds: Math.max(1, integer(env, 'IMAGE_URL_TTL_SECONDS', 3600)),
     publicBaseUrl: publicBaseUrl(env.PUBLIC_BASE_URL),
+    dashboard: {
+      sessionTtlHours: Math.max(1, integer(env, 'DASHBOARD_SESSION_TTL_HOURS', 12)),
+      loginAttemptsPerUser: integer(env, 'DASHBOARD_LOGIN_ATTEMPTS_PER_USER', 10),
+      loginAttemptsPerAddress: integer(env, 'DASHBOARD_LOGIN_ATTEMPTS_PER_ADDRESS', 50),
+    },
   };
 }

@@ -22,6 +22,20 @@ export interface Context {
   canStream: boolean;
   /** Query string of the public route (e.g. `beta=true`), passed through to same-format providers. */
   query: string;
+  /** The browser side of a `/trpc` request (the dashboard's cookies); absent for other callers. */
+  web?: WebRequest;
+}
+
+/** What the dashboard's sign-in reads from and writes to the HTTP exchange. */
+export interface WebRequest {
+  /** The `Cookie` header. */
+  cookie: string | undefined;
+  /** The `x-csrf-token` header. */
+  csrfToken: string | undefined;
+  /** Whether the browser reached us over TLS (directly, or per a trusted proxy's `X-Forwarded-Proto`). */
+  secure: boolean;
+  /** Adds a `Set-Cookie` header to the answer. */
+  setCookie(value: string): void;
 }
 
 export interface ContextOptions {
@@ -33,6 +47,7 @@ export interface ContextOptions {
   signal?: AbortSignal;
   query?: string;
   canStream?: boolean;
+  web?: WebRequest;
 }
 
 let internalCounter = 0;
@@ -49,5 +64,6 @@ export function createContextInner(services: Services, options: ContextOptions =
     receivedAt: performance.now(),
     canStream: options.canStream ?? true,
     query: options.query ?? '',
+    ...(options.web ? { web: options.web } : {}),
   };
 }

@@ -35,7 +35,10 @@ export type GatewayErrorCode =
   | 'UPSTREAM_TIMEOUT'
   | 'SERVICE_UNAVAILABLE'
   | 'INTERNAL_ERROR'
-  | 'UNAUTHORIZED_ADMIN';
+  | 'UNAUTHORIZED_ADMIN'
+  | 'INVALID_CREDENTIALS'
+  | 'SESSION_REQUIRED'
+  | 'CSRF_REJECTED';
 
 /**
  * The one table of error codes: HTTP status (GAPS.md "Errors: status codes
@@ -72,6 +75,10 @@ export const ERROR_TABLE: Record<GatewayErrorCode, { status: number; trpc: TRPC_
   UPSTREAM_ERROR: { status: 502, trpc: 'BAD_GATEWAY' },
   SERVICE_UNAVAILABLE: { status: 503, trpc: 'SERVICE_UNAVAILABLE' },
   UPSTREAM_TIMEOUT: { status: 504, trpc: 'GATEWAY_TIMEOUT' },
+  // The dashboard's sign-in (server/dashboard): wrong email or password, no or an expired session, a mutation without its CSRF token.
+  INVALID_CREDENTIALS: { status: 401, trpc: 'UNAUTHORIZED' },
+  SESSION_REQUIRED: { status: 401, trpc: 'UNAUTHORIZED' },
+  CSRF_REJECTED: { status: 403, trpc: 'FORBIDDEN' },
 };
 
 /** tRPC code for a status a relayed provider error kept (a 4xx other than the code's own). */

@@ -7,7 +7,7 @@ import { AuthCache, CACHE_CHANNEL, type CacheInvalidation } from './auth/auth-ca
 import { KeyUsageTracker } from './auth/key-usage.js';
 import { AuthFailureLimiter } from './auth/auth-failures.js';
 import { Billing, BILLING_CHANNEL } from './billing/billing.js';
-import { ensureAdminToken, ensureBootstrapKey, ensureDemoAccount } from './bootstrap.js';
+import { ensureAdminToken, ensureBootstrapKey, ensureDemoAccountWithSignIn, type DemoAccount } from './bootstrap.js';
 import { applyCatalog, Catalog, loadCatalogSource } from './catalog/catalog.js';
 import type { GatewayConfig } from './config.js';
 import { createLogger, type Logger } from './logger.js';
@@ -28,6 +28,8 @@ export interface RunningGateway {
   url: string;
   /** The demo key, printed once on a first start. */
   demoKey?: string;
+  /** The demo account owner's dashboard sign-in, printed once with the key. */
+  demoSignIn?: DemoAccount['signIn'];
   /** Stops accepting, finishes in-flight work up to the grace period, flushes, closes the database. */
   stop(): Promise<void>;
 }
@@ -157,7 +159,8 @@ function limitConnectionsPerAddress(server: Server, perAddress: number, trusted:
 
 export async function startGateway(config: GatewayConfig, options: StartOptions = {}): Promise<RunningGateway> {
   const services = await buildServices(config, options);
-  const demoKey = await ensureDemoAccount(services.db, config);
+  const demo = await ensureDemoAccountWithSignIn(services.db, config);
+  const demoKey = demo?.key;
   const state: AppState = { inFlight: 0, draining: false };
   const app = createApp(services, state);
   const { limits } = config;
@@ -187,5 +190,5 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
       await closeServices(services);
       services.log.info('gateway.stopped', { instance: services.instanceId });
     })());
-  return { services, server, url, demoKey, stop };
+  return { services, server, url, demoKey, demoSignIn: demo?.signIn, stop };
 }

@@ -1,9 +1,12 @@
 import { readConfig } from './config.js';
 import { startGateway } from './gateway.js';
+import { ensureDashboardBundle } from './dashboard/bundle.js';
 
 /** Process entry: `npm start`. */
 async function main(): Promise<void> {
   const config = readConfig();
+  // npm ci && npm start: the page is built here when missing or older than its sources.
+  await ensureDashboardBundle((message) => process.stdout.write(`${message}\n`));
   const gateway = await startGateway(config);
   if (gateway.demoKey) {
     process.stdout.write(
@@ -13,6 +16,9 @@ async function main(): Promise<void> {
         `  ${gateway.demoKey}`,
         'Try it:',
         `  curl ${gateway.url}/v1/chat/completions -H "Authorization: Bearer ${gateway.demoKey}" -H "Content-Type: application/json" -d '{"model":"mock-chat","messages":[{"role":"user","content":"Hello!"}]}'`,
+        ...(gateway.demoSignIn
+          ? ['Dashboard sign-in (shown once; change it with `npm run admin -- users:reset-password`):', `  ${gateway.url}/dashboard`, `  email:    ${gateway.demoSignIn.email}`, `  password: ${gateway.demoSignIn.password}`]
+          : []),
         '',
       ].join('\n') + '\n',
     );

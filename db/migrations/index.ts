@@ -6,6 +6,7 @@ import * as storedResponsesText from './2026-11-23T0010-stored-responses-text.js
 import * as videos from './2026-11-23T0200-videos.js';
 import * as generatedImages from './2026-11-23T0100-generated-images.js';
 import * as restrictedFamily from './2026-11-24T0100-restricted-family.js';
+import * as usersSessions from './2026-11-24T0200-users-sessions.js';
 
 /** Migrations in order; names sort by their timestamp. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -16,6 +17,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-11-23T0200-videos': videos,
   '2026-11-23T0100-generated-images': generatedImages,
   '2026-11-24T0100-restricted-family': restrictedFamily,
+  '2026-11-24T0200-users-sessions': usersSessions,
 };
 
 export const migrationProvider: MigrationProvider = {

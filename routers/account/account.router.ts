@@ -1,14 +1,9 @@
 import { listChargedUsage } from '../../db/queries/usage.queries.js';
 import { readCredits } from '../../server/billing/credits.js';
-import { microToCredits } from '../../server/billing/money.js';
 import { apiKeyProcedure } from '../../server/procedures/index.js';
 import { router } from '../../server/trpc.js';
+import { toDate, toUsageItem } from './usage-item.js';
 import { creditsSchema, discountResultSchema, usageListSchema, usageQuerySchema } from './account.schema.js';
-
-function toDate(value: string | undefined): Date | undefined {
-  if (value === undefined) return undefined;
-  return /^\d+$/.test(value) ? new Date(Number(value) * 1000) : new Date(value);
-}
 
 export const accountRouter = router({
   credits: apiKeyProcedure
@@ -35,21 +30,7 @@ export const accountRouter = router({
         offset: (input.page - 1) * input.limit,
       });
       return {
-        data: rows.map((row) => ({
-          id: row.request_id,
-          created_at: Math.floor(new Date(row.created_at).getTime() / 1000),
-          endpoint: row.endpoint,
-          model: row.model,
-          input_tokens: row.input_tokens,
-          output_tokens: row.output_tokens,
-          cached_input_tokens: row.cached_input_tokens,
-          cost: microToCredits(row.cost),
-          discount_percentage: row.discount_percentage,
-          status: row.status,
-          stream: row.stream,
-          aborted: row.aborted,
-          price: Object.fromEntries(Object.entries(row.price as Record<string, number>).map(([name, micro]) => [name, microToCredits(micro)])),
-        })),
+        data: rows.map(toUsageItem),
         pagination: { page: input.page, limit: input.limit, total },
       };
     }),

@@ -204,7 +204,43 @@ const COMMANDS: Record<string, Command> = {
         note: optionalString(flags, 'note'),
       }),
   },
+  'users:create': {
+    usage: '--email EMAIL (--password-stdin | --password PW) --role owner|member|staff [--account-id ID] (owners and members need one)',
+    flags: { email: 'string', password: 'string', 'password-stdin': 'boolean', role: 'string', 'account-id': 'string' },
+    run: async (client, flags) => {
+      const role = required(flags, 'role');
+      if (role !== 'owner' && role !== 'member' && role !== 'staff') throw new UsageError('--role must be owner, member or staff');
+      return client.admin.users.create.mutate({ email: required(flags, 'email'), password: await readPassword(flags), role, account_id: optionalString(flags, 'account-id') ?? null });
+    },
+  },
+  'users:reset-password': {
+    usage: '--email EMAIL (--password-stdin | --password PW)   (ends every session of the user)',
+    flags: { email: 'string', password: 'string', 'password-stdin': 'boolean' },
+    run: async (client, flags) => client.admin.users.resetPassword.mutate({ email: required(flags, 'email'), password: await readPassword(flags) }),
+  },
+  'users:list': {
+    usage: '[--account-id ID] [--limit N] [--offset N]',
+    flags: { 'account-id': 'string', limit: 'string', offset: 'string' },
+    run: (client, flags) =>
+      client.admin.users.list.query({ account_id: optionalString(flags, 'account-id'), limit: optionalNumber(flags, 'limit') ?? 100, offset: optionalNumber(flags, 'offset') ?? 0 }),
+  },
 };
+
+/**
+ * A password from --password, or the first line of stdin with
+ * --password-stdin (which keeps it out of the shell history and `ps`).
+ */
+async function readPassword(flags: Flags): Promise<string> {
+  if (flags['password-stdin'] === true) {
+    if (flags.password !== undefined) throw new UsageError('Give either --password or --password-stdin, not both');
+    const chunks: Buffer[] = [];
+    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+    const password = Buffer.concat(chunks).toString('utf8').split(/\r?\n/)[0] ?? '';
+    if (!password) throw new UsageError('--password-stdin read an empty line');
+    return password;
+  }
+  return required(flags, 'password');
+}
 
 /** Every flag of every command, for parseArgs; which command may use which is checked after parsing. */
 const ALL_FLAGS: Record<string, FlagKind> = Object.assign({}, COMMON_FLAGS, ...Object.values(COMMANDS).map((command) => command.flags));

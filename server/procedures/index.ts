@@ -1,5 +1,6 @@
 import { timingSafeEqual, createHash } from 'node:crypto';
 import { authorizeRequest } from '../auth/authorize.js';
+import { requireSession } from '../dashboard/sessions.js';
 import { GatewayError } from '../errors.js';
 import { baseProcedure, errorConversion, middleware, toTRPCError } from '../trpc.js';
 
@@ -33,10 +34,16 @@ function sameHash(a: string, b: string): boolean {
   return left.length === right.length && timingSafeEqual(left, right);
 }
 
-const requireAdmin = middleware(async ({ ctx, next }) => {
+const requireAdmin = middleware(async ({ ctx, next, type }) => {
   const presented = ctx.credentials.kind === 'token' ? ctx.credentials.token : undefined;
   const expected = ctx.services.adminTokenHash;
   if (!presented || !expected || !sameHash(createHash('sha256').update(presented).digest('hex'), expected)) {
+    // A staff member signed in to the dashboard may do what the admin token may (mutations with the session's CSRF token).
+    if (!presented && ctx.web?.cookie) {
+      const staff = await requireSession(ctx, type);
+      // Admin actions (e.g. on the review queue) are recorded as taken by this staff user.
+      if (staff.user.role === 'staff') return next({ ctx: { admin: true as const, adminActor: `staff:${staff.user.email}` } });
+    }
     throw new GatewayError('UNAUTHORIZED_ADMIN', 'Admin procedures need the admin token as "Authorization: Bearer <token>".');
   }
   return next({ ctx: { admin: true as const } });
@@ -44,3 +51,32 @@ const requireAdmin = middleware(async ({ ctx, next }) => {
 
 /** Operator procedures (accounts, keys, ledger): the admin token. */
 export const adminProcedure = publicProcedure.use(requireAdmin);
+
+/** Dashboard procedures of a signed-in person (any role); mutations need the session's CSRF token. */
+export const sessionProcedure = publicProcedure.use(async ({ ctx, next, type }) => next({ ctx: { session: await requireSession(ctx, type) } }));
+
+/**
+ * Dashboard procedures on the session's own account (owners and members):
+ * `ctx.auth` is that account as an API key would see it, so the services of
+ * the key-authorised procedures serve it unchanged. The account never comes
+ * from the client.
+ */
+export const accountSessionProcedure = sessionProcedure.use(async ({ ctx, next }) => {
+    const { user } = ctx.session;
+    if (!user.account_id) throw new GatewayError('FORBIDDEN', 'Staff users have no account of their own; use the staff pages.');
+    const account = await ctx.services.authCache.getAccount(user.account_id);
+    if (!account) throw new GatewayError('NOT_FOUND', 'The account of this user no longer exists.');
+    return next({ ctx: { auth: { key: { id: `session:${user.id}`, accountId: account.id, usable: true }, account } } });
+});
+
+/** Changes only an account's owner may make (keys, allowlist, deleting videos). */
+export const ownerSessionProcedure = accountSessionProcedure.use(({ ctx, next }) => {
+  if (ctx.session.user.role !== 'owner') throw new GatewayError('FORBIDDEN', "Only the account's owners may change this.");
+  return next();
+});
+
+/** Staff pages: a signed-in staff member. */
+export const staffProcedure = sessionProcedure.use(({ ctx, next }) => {
+  if (ctx.session.user.role !== 'staff') throw new GatewayError('FORBIDDEN', 'Staff only.');
+  return next();
+});

@@ -17,8 +17,8 @@ import {
 } from './restricted.schema.js';
 
 /**
- * Who an admin action is recorded as taken by: the actor a caller put in the context (the
- * dashboard, once it has its own users), else the admin token itself.
+ * Who an admin action is recorded as taken by: the staff user of a dashboard session
+ * (`staff:<email>`, set by the admin middleware), else the admin token itself.
  */
 function actorOf(ctx: object): string {
   const actor = (ctx as { adminActor?: unknown }).adminActor;
