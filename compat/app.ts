@@ -19,6 +19,7 @@ import { BodyBudget } from './body-budget.js';
 import { ROUTES } from './routes.js';
 import { writeAnswer } from './write-answer.js';
 import { readMultipart, type MultipartBody } from './read-multipart.js';
+import { readinessDetail } from '../server/providers/provider-health.js';
 
 const EMPTY_FORM: MultipartBody = Object.freeze({ fields: {}, files: {} }) as MultipartBody;
 
@@ -121,7 +122,8 @@ export function createApp(services: Services, state: AppState = { inFlight: 0, d
   router.get('/readyz', async (ctx) => {
     const ready = !state.draining && (await isDatabaseReady(services.db));
     ctx.status = ready ? 200 : 503;
-    ctx.body = { status: ready ? 'ready' : 'unavailable' };
+    // Cooled-down deployments are reported, never a reason to leave the load balancer: others may serve.
+    ctx.body = { status: ready ? 'ready' : 'unavailable', ...readinessDetail(services.providerHealth) };
   });
   router.get('/openapi.json', (ctx) => {
     ctx.type = 'application/json';

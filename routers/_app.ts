@@ -12,6 +12,7 @@ import { audioRouter } from './audio/audio.router.js';
 import { videosRouter } from './videos/videos.router.js';
 import { embeddingsRouter } from './embeddings/embeddings.router.js';
 import { moderationsRouter } from './moderations/moderations.router.js';
+import { providersRouter } from './admin/providers.router.js';
 
 export const appRouter = router({
   models: modelsRouter,
@@ -28,6 +29,7 @@ export const appRouter = router({
     accounts: accountsRouter,
     keys: keysRouter,
     billing: billingRouter,
+    providers: providersRouter,
   }),
 });
 

@@ -20,6 +20,7 @@ import { UploadStore } from './uploads/upload-store.js';
 import { openVideoStorage } from './videos/open-video-storage.js';
 import { VideoWorker } from './videos/video-worker.js';
 import { GeneratedImageStore } from './images/generated-image-store.js';
+import { ProviderHealth } from './providers/provider-health.js';
 
 export interface RunningGateway {
   services: Services;
@@ -111,6 +112,7 @@ export async function buildServices(config: GatewayConfig, options: StartOptions
     instanceId,
     videos: new VideoWorker(videoStorage),
     videoStorage,
+    providerHealth: new ProviderHealth(config.providerHealth),
   };
   services.videos.start(services);
   return services;

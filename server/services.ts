@@ -15,6 +15,7 @@ import type { UploadStore } from './uploads/upload-store.js';
 import type { VideoWorker } from './videos/video-worker.js';
 import type { VideoStorage } from './videos/video-storage.js';
 import type { GeneratedImageStore } from './images/generated-image-store.js';
+import type { ProviderHealth } from './providers/provider-health.js';
 
 /** Long-lived parts of one gateway instance, built once at start (server/gateway.ts). */
 export interface Services {
@@ -43,6 +44,8 @@ export interface Services {
   videos: VideoWorker;
   /** Where finished videos are kept (a directory, or an S3-compatible bucket). */
   videoStorage: VideoStorage;
+  /** Deployments cooled down after repeated failures (this instance's view). */
+  providerHealth: ProviderHealth;
 }
 
 /** What billing asks of the discount rotation. */

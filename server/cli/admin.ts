@@ -150,6 +150,11 @@ const COMMANDS: Record<string, Command> = {
         perAccount: optionalNumber(flags, 'per-account'),
       }),
   },
+  'providers:health': {
+    usage: '   (the instance GATEWAY_URL reaches: its cooled-down deployments; --direct sees a fresh, empty state)',
+    flags: {},
+    run: (client) => client.admin.providers.health.query(),
+  },
 };
 
 /** Every flag of every command, for parseArgs; which command may use which is checked after parsing. */
