@@ -93,6 +93,7 @@ export function createApp(services: Services, state: AppState = { inFlight: 0, d
       await next();
     } catch (error) {
       const gatewayError = asGatewayError(error);
+      ctx.state.errorCode = gatewayError.code;
       if (gatewayError.status >= 500) {
         services.log.error('request.failed', { requestId, path: ctx.path, code: gatewayError.code, message: gatewayError.message, cause: String((gatewayError.cause as Error)?.message ?? '') });
       }
@@ -108,6 +109,9 @@ export function createApp(services: Services, state: AppState = { inFlight: 0, d
       state.inFlight--;
     }
   });
+
+  // Request metrics, the server span and the access line, once the answer has ended.
+  app.use(services.observability.middleware(clientAddressOf));
 
   app.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code === 'ECONNRESET' || error.code === 'EPIPE' || error.code === 'ERR_STREAM_PREMATURE_CLOSE') return;
@@ -125,6 +129,7 @@ export function createApp(services: Services, state: AppState = { inFlight: 0, d
     // Cooled-down deployments are reported, never a reason to leave the load balancer: others may serve.
     ctx.body = { status: ready ? 'ready' : 'unavailable', ...readinessDetail(services.providerHealth) };
   });
+  router.get('/metrics', (ctx) => services.observability.serveMetrics(ctx));
   router.get('/openapi.json', (ctx) => {
     ctx.type = 'application/json';
     ctx.body = openApiJson;
@@ -158,7 +163,7 @@ export function createApp(services: Services, state: AppState = { inFlight: 0, d
         if (!ctx.res.writableFinished) controller.abort();
       });
       // What the headers can tell is checked before a byte of the body is read.
-      const auth = route.auth === 'key' ? await authorizeRequest(services, credentialsOf(ctx), clientAddressOf(ctx)) : undefined;
+      const auth = route.auth === 'key' ? await services.observability.authorize(() => authorizeRequest(services, credentialsOf(ctx), clientAddressOf(ctx))) : undefined;
       // A check the route can make from the account alone (the free plan on image edits), before the body too.
       if (auth && route.guard) route.guard(auth);
       const bodyKind = route.body === 'multipart-or-json' ? (isJsonRequest(ctx.req) ? 'json' : 'multipart') : route.body;

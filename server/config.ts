@@ -61,6 +61,8 @@ export interface ObservabilityConfig {
   otlpTracesUrl: string | undefined;
   /** `service.name` of the spans. */
   serviceName: string;
+  /** Longest wait before a batch of spans is sent, ms (`OTEL_BSP_SCHEDULE_DELAY`). */
+  traceBatchDelayMs: number;
 }
 
 /** Video generation: where finished videos are kept, and how the background jobs run. */
@@ -269,6 +271,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
       accessLog: accessLogLevel(env.ACCESS_LOG),
       otlpTracesUrl: env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || (env.OTEL_EXPORTER_OTLP_ENDPOINT ? `${env.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, '')}/v1/traces` : undefined),
       serviceName: env.OTEL_SERVICE_NAME || 'unified-model-gateway',
+      traceBatchDelayMs: Math.max(1, integer(env, 'OTEL_BSP_SCHEDULE_DELAY', 5_000)),
     },
   };
 }

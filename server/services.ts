@@ -16,6 +16,7 @@ import type { VideoWorker } from './videos/video-worker.js';
 import type { VideoStorage } from './videos/video-storage.js';
 import type { GeneratedImageStore } from './images/generated-image-store.js';
 import type { ProviderHealth } from './providers/provider-health.js';
+import type { Observability } from './observability/observability.js';
 
 /** Long-lived parts of one gateway instance, built once at start (server/gateway.ts). */
 export interface Services {
@@ -46,6 +47,8 @@ export interface Services {
   videoStorage: VideoStorage;
   /** Deployments cooled down after repeated failures (this instance's view). */
   providerHealth: ProviderHealth;
+  /** Metrics, traces and the access log. */
+  observability: Observability;
 }
 
 /** What billing asks of the discount rotation. */

@@ -161,7 +161,7 @@ export async function routeDeployments<Op extends Operation, Result>(
     });
     try {
       const step = { deployment, adapter: adapterFor(deployment.provider.kind, operation)!, transport, last: index === deployments.length - 1 };
-      return await services.providerHealth.track(model.id, deployment, () => attempt(step));
+      return await services.providerHealth.track(model.id, deployment, () => services.observability.attempt(operation, model.id, deployment, index, () => attempt(step)));
     } catch (error) {
       lastError = error;
       if (error instanceof UpstreamError && canFallOver(error) && index < deployments.length - 1) {
