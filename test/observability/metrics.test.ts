@@ -5,6 +5,7 @@
  * gauges settle back (holds, streams); labels never carry an account or key
  * id; the endpoint asks for METRICS_TOKEN, or moves to METRICS_PORT.
  */
+import { readFileSync } from 'node:fs';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FAST_UPSTREAM } from '../support/e2e.js';
@@ -157,6 +158,19 @@ describe('/metrics', () => {
       expect(metrics.families.has('umg_http_requests_total')).toBe(true);
     } finally {
       await separate.close();
+    }
+  });
+
+  it('has every metric the Grafana dashboard queries', async () => {
+    const dashboard = JSON.parse(readFileSync(new URL('../../ops/grafana/gateway-dashboard.json', import.meta.url), 'utf8')) as { panels: { targets: { expr: string }[] }[] };
+    const names = new Set(dashboard.panels.flatMap((panel) => panel.targets.flatMap((target) => target.expr.match(/\b(umg|nodejs)_[a-z0-9_]+/g) ?? [])));
+    expect(names.size).toBeGreaterThan(10);
+    const metrics = await scrape(gateway.url, TOKEN);
+    for (const name of names) {
+      // The pool gauge exists on PostgreSQL only.
+      if (name === 'umg_db_pool_connections' && gateway.gateway.services.database.kind !== 'postgres') continue;
+      const family = metrics.families.has(name) ? name : name.replace(/_(bucket|count|sum)$/, '');
+      expect(metrics.families.has(family), name).toBe(true);
     }
   });
 });
