@@ -15,6 +15,9 @@ import { startOpenAIUpstream } from '../upstreams/openai-upstream.js';
 import type { UpstreamServer } from '../upstreams/upstream-server.js';
 import { CHAT_ENDPOINT, OPENAI_SECRET, SECRET_ENV, chatModel, openAIProvider } from '../chat/chat-e2e.js';
 
+/** A test that starts a gateway of its own: as long as a hook may take (a loaded machine starts one slowly). */
+const SECOND_GATEWAY_TEST_MS = 180_000;
+
 /** Text that must never reach a log line. */
 const PROMPT = 'the secret recipe is marmalade and thyme';
 const logLines: string[] = [];
@@ -173,5 +176,5 @@ describe('access log', () => {
     } finally {
       await other.close();
     }
-  });
+  }, SECOND_GATEWAY_TEST_MS);
 });

@@ -18,6 +18,9 @@ import { startOpenAIUpstream } from '../upstreams/openai-upstream.js';
 import type { UpstreamServer } from '../upstreams/upstream-server.js';
 import { CHAT_ENDPOINT, OPENAI_SECRET, SECRET_ENV, chatModel, openAIProvider } from '../chat/chat-e2e.js';
 
+/** A test that starts a gateway of its own: as long as a hook may take (a loaded machine starts one slowly). */
+const SECOND_GATEWAY_TEST_MS = 180_000;
+
 const TOKEN = 'metrics-token-0123456789';
 const ROUTE = '/v1/chat/completions';
 let primary: UpstreamServer;
@@ -159,7 +162,7 @@ describe('/metrics', () => {
     } finally {
       await separate.close();
     }
-  });
+  }, SECOND_GATEWAY_TEST_MS);
 
   it('has every metric the Grafana dashboard queries', async () => {
     const dashboard = JSON.parse(readFileSync(new URL('../../ops/grafana/gateway-dashboard.json', import.meta.url), 'utf8')) as { panels: { targets: { expr: string }[] }[] };

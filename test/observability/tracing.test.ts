@@ -18,6 +18,9 @@ import { startOpenAIUpstream } from '../upstreams/openai-upstream.js';
 import type { UpstreamServer } from '../upstreams/upstream-server.js';
 import { CHAT_ENDPOINT, OPENAI_SECRET, SECRET_ENV, chatModel, openAIProvider } from '../chat/chat-e2e.js';
 
+/** A test that starts a gateway of its own: as long as a hook may take (a loaded machine starts one slowly). */
+const SECOND_GATEWAY_TEST_MS = 180_000;
+
 const PROMPT = 'a private question about my garden gnome';
 const CLIENT_TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 const CLIENT_SPAN = '00f067aa0ba902b7';
@@ -146,5 +149,5 @@ describe('traces', () => {
     } finally {
       await quiet.close();
     }
-  });
+  }, SECOND_GATEWAY_TEST_MS);
 });
