@@ -71,6 +71,7 @@ async function startMode(tracing: boolean) {
     GATEWAY_BOOTSTRAP_KEY: KEY,
     GATEWAY_BOOTSTRAP_CREDITS: '1000000',
     GATEWAY_DEMO: '0',
+    GATEWAY_ADMIN_TOKEN: 'bench-admin-token-0123456789',
     UMG_BENCH_UPSTREAM_KEY: 'sk-bench-upstream-key-000000',
     LOG_LEVEL: 'silent',
     RATE_LIMITS: 'pro=100000000',
