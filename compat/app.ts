@@ -23,6 +23,7 @@ import { serveDashboard } from './dashboard-static.js';
 import { sessionAccountAuth } from '../server/dashboard/session-auth.js';
 import type { WebRequest } from '../server/context.js';
 import type { TLSSocket } from 'node:tls';
+import { readinessDetail } from '../server/providers/provider-health.js';
 
 const EMPTY_FORM: MultipartBody = Object.freeze({ fields: {}, files: {} }) as MultipartBody;
 
@@ -109,6 +110,7 @@ export function createApp(services: Services, state: AppState = { inFlight: 0, d
       await next();
     } catch (error) {
       const gatewayError = asGatewayError(error);
+      ctx.state.errorCode = gatewayError.code;
       if (gatewayError.status >= 500) {
         services.log.error('request.failed', { requestId, path: ctx.path, code: gatewayError.code, message: gatewayError.message, cause: String((gatewayError.cause as Error)?.message ?? '') });
       }
@@ -125,6 +127,9 @@ export function createApp(services: Services, state: AppState = { inFlight: 0, d
     }
   });
 
+  // Request metrics, the server span and the access line, once the answer has ended.
+  app.use(services.observability.middleware(clientAddressOf));
+
   app.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code === 'ECONNRESET' || error.code === 'EPIPE' || error.code === 'ERR_STREAM_PREMATURE_CLOSE') return;
     services.log.error('koa.error', { message: error.message });
@@ -138,8 +143,10 @@ export function createApp(services: Services, state: AppState = { inFlight: 0, d
   router.get('/readyz', async (ctx) => {
     const ready = !state.draining && (await isDatabaseReady(services.db));
     ctx.status = ready ? 200 : 503;
-    ctx.body = { status: ready ? 'ready' : 'unavailable' };
+    // Cooled-down deployments are reported, never a reason to leave the load balancer: others may serve.
+    ctx.body = { status: ready ? 'ready' : 'unavailable', ...readinessDetail(services.providerHealth) };
   });
+  router.get('/metrics', (ctx) => services.observability.serveMetrics(ctx));
   router.get('/openapi.json', (ctx) => {
     ctx.type = 'application/json';
     ctx.body = openApiJson;
@@ -187,7 +194,7 @@ export function createApp(services: Services, state: AppState = { inFlight: 0, d
         if (!ctx.res.writableFinished) controller.abort();
       });
       // What the headers can tell is checked before a byte of the body is read.
-      const auth = route.auth === 'key' ? await authorizeRequest(services, credentialsOf(ctx), clientAddressOf(ctx)) : undefined;
+      const auth = route.auth === 'key' ? await services.observability.authorize(() => authorizeRequest(services, credentialsOf(ctx), clientAddressOf(ctx))) : undefined;
       // A check the route can make from the account alone (the free plan on image edits), before the body too.
       if (auth && route.guard) route.guard(auth);
       const bodyKind = route.body === 'multipart-or-json' ? (isJsonRequest(ctx.req) ? 'json' : 'multipart') : route.body;

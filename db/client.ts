@@ -18,6 +18,8 @@ export interface DatabaseHandle {
   /** Subscribes to a PostgreSQL notification channel; `onReconnect` runs when notifications may have been missed. */
   listen(channel: string, handler: NotificationHandler, onReconnect?: () => void): Promise<void>;
   close(): Promise<void>;
+  /** PostgreSQL only: the pool's connections (for /metrics). */
+  poolStats?: () => { total: number; idle: number; waiting: number };
   /** PGlite only: the whole cluster as a tar, to start copies from. */
   dump?: () => Promise<Blob>;
 }
@@ -123,6 +125,7 @@ async function openPostgres(databaseUrl: string, options: DatabaseOptions): Prom
   return {
     db,
     kind: 'postgres',
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     async listen(channel, handler, onReconnect) {
       const existing = handlers.get(channel);
       if (existing) existing.push(handler);

@@ -16,6 +16,7 @@ import { restrictedAdminRouter } from './admin/restricted/restricted.router.js';
 import { usersRouter } from './admin/users.router.js';
 import { dashboardAuthRouter } from './dashboard/auth.router.js';
 import { dashboardOwnerRouter } from './dashboard/owner.router.js';
+import { providersRouter } from './admin/providers.router.js';
 
 export const appRouter = router({
   models: modelsRouter,
@@ -34,6 +35,7 @@ export const appRouter = router({
     billing: billingRouter,
     restricted: restrictedAdminRouter,
     users: usersRouter,
+    providers: providersRouter,
   }),
   /** The dashboard's own procedures (session cookie; see server/dashboard). */
   dashboard: router({

@@ -46,6 +46,10 @@ export interface GatewayConfig {
   publicBaseUrl: string | undefined;
   /** The dashboard's sign-in (server/dashboard). */
   dashboard: DashboardConfig;
+  /** When a failing deployment is cooled down (server/providers/provider-health.ts). */
+  providerHealth: { failures: number; windowMs: number; cooldownMs: number };
+  /** Metrics, traces and the access log (server/observability/). */
+  observability: ObservabilityConfig;
 }
 
 export interface DashboardConfig {
@@ -55,6 +59,21 @@ export interface DashboardConfig {
   loginAttemptsPerUser: number;
   /** Sign-in attempts per minute from one client address. */
   loginAttemptsPerAddress: number;
+}
+
+export interface ObservabilityConfig {
+  /** Bearer token `/metrics` asks for; unset: open (bind it to a private network, or use `metricsPort`). */
+  metricsToken: string | undefined;
+  /** Serve `/metrics` on this port only (not on the main one); unset: on the main port. */
+  metricsPort: number | undefined;
+  /** Level of the `http.access` line per request; `off` writes none. */
+  accessLog: 'info' | 'debug' | 'off';
+  /** Where spans go over OTLP/HTTP (`OTEL_EXPORTER_OTLP_ENDPOINT` + `/v1/traces`); unset: tracing off. */
+  otlpTracesUrl: string | undefined;
+  /** `service.name` of the spans. */
+  serviceName: string;
+  /** Longest wait before a batch of spans is sent, ms (`OTEL_BSP_SCHEDULE_DELAY`). */
+  traceBatchDelayMs: number;
 }
 
 /** Video generation: where finished videos are kept, and how the background jobs run. */
@@ -199,6 +218,12 @@ function publicBaseUrl(raw: string | undefined): string | undefined {
   return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
 }
 
+function accessLogLevel(raw: string | undefined): ObservabilityConfig['accessLog'] {
+  if (raw === undefined || raw === '' || raw === 'info') return 'info';
+  if (raw === 'debug' || raw === 'off') return raw;
+  throw new Error(`ACCESS_LOG must be "info", "debug" or "off", got "${raw}"`);
+}
+
 export function readConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
   const logLevel = (env.LOG_LEVEL ?? 'info') as GatewayConfig['logLevel'];
   return {
@@ -250,6 +275,19 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
       sessionTtlHours: Math.max(1, integer(env, 'DASHBOARD_SESSION_TTL_HOURS', 12)),
       loginAttemptsPerUser: integer(env, 'DASHBOARD_LOGIN_ATTEMPTS_PER_USER', 10),
       loginAttemptsPerAddress: integer(env, 'DASHBOARD_LOGIN_ATTEMPTS_PER_ADDRESS', 50),
+    },
+    providerHealth: {
+      failures: Math.max(1, integer(env, 'PROVIDER_COOLDOWN_FAILURES', 5)),
+      windowMs: Math.max(1, integer(env, 'PROVIDER_COOLDOWN_WINDOW_MS', 60_000)),
+      cooldownMs: Math.max(1, integer(env, 'PROVIDER_COOLDOWN_MS', 30_000)),
+    },
+    observability: {
+      metricsToken: env.METRICS_TOKEN || undefined,
+      metricsPort: env.METRICS_PORT ? integer(env, 'METRICS_PORT', 0) : undefined,
+      accessLog: accessLogLevel(env.ACCESS_LOG),
+      otlpTracesUrl: env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || (env.OTEL_EXPORTER_OTLP_ENDPOINT ? `${env.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, '')}/v1/traces` : undefined),
+      serviceName: env.OTEL_SERVICE_NAME || 'unified-model-gateway',
+      traceBatchDelayMs: Math.max(1, integer(env, 'OTEL_BSP_SCHEDULE_DELAY', 5_000)),
     },
   };
 }

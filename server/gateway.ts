@@ -21,6 +21,8 @@ import { openVideoStorage } from './videos/open-video-storage.js';
 import { VideoWorker } from './videos/video-worker.js';
 import { GeneratedImageStore } from './images/generated-image-store.js';
 import { RestrictedFamilies } from './restricted/families.js';
+import { ProviderHealth } from './providers/provider-health.js';
+import { Observability } from './observability/observability.js';
 
 export interface RunningGateway {
   services: Services;
@@ -96,6 +98,7 @@ export async function buildServices(config: GatewayConfig, options: StartOptions
   const videoStorage = await openVideoStorage(config.videos, config.dataDir);
   const generatedImages = new GeneratedImageStore(db, { ttlSeconds: config.imageUrlTtlSeconds, log });
   await generatedImages.start();
+  const providerHealth = new ProviderHealth(config.providerHealth);
   const services: Services = {
     config,
     database,
@@ -116,6 +119,13 @@ export async function buildServices(config: GatewayConfig, options: StartOptions
     videos: new VideoWorker(videoStorage),
     videoStorage,
     restricted: new RestrictedFamilies(catalogSource),
+    providerHealth,
+    observability: new Observability({
+      config: config.observability,
+      log,
+      instanceId,
+      sources: { providerHealth, pendingUsageRows: () => billing.pending, poolStats: database.poolStats },
+    }),
   };
   services.videos.start(services);
   return services;
@@ -129,6 +139,7 @@ export async function closeServices(services: Services): Promise<void> {
   await services.generatedImages.stop().catch(() => undefined);
   await services.upstream.close();
   await services.rateLimiter.close().catch(() => undefined);
+  await services.observability.close();
   await services.database.close();
 }
 
@@ -175,6 +186,8 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
   const port = typeof address === 'object' && address ? address.port : config.port;
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const metricsUrl = await services.observability.listen(config.host);
+  if (metricsUrl) services.log.info('metrics.listening', { url: metricsUrl });
   services.log.info('gateway.started', { url, database: services.database.kind, models: services.catalog.list().length, instance: services.instanceId });
 
   let stopping: Promise<void> | undefined;

@@ -16,6 +16,8 @@ import type { VideoWorker } from './videos/video-worker.js';
 import type { VideoStorage } from './videos/video-storage.js';
 import type { GeneratedImageStore } from './images/generated-image-store.js';
 import type { RestrictedFamilies } from './restricted/families.js';
+import type { ProviderHealth } from './providers/provider-health.js';
+import type { Observability } from './observability/observability.js';
 
 /** Long-lived parts of one gateway instance, built once at start (server/gateway.ts). */
 export interface Services {
@@ -46,6 +48,10 @@ export interface Services {
   videoStorage: VideoStorage;
   /** The catalog's restricted families and their usage-check policies. */
   restricted: RestrictedFamilies;
+  /** Deployments cooled down after repeated failures (this instance's view). */
+  providerHealth: ProviderHealth;
+  /** Metrics, traces and the access log. */
+  observability: Observability;
 }
 
 /** What billing asks of the discount rotation. */

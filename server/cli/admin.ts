@@ -224,6 +224,11 @@ const COMMANDS: Record<string, Command> = {
     run: (client, flags) =>
       client.admin.users.list.query({ account_id: optionalString(flags, 'account-id'), limit: optionalNumber(flags, 'limit') ?? 100, offset: optionalNumber(flags, 'offset') ?? 0 }),
   },
+  'providers:health': {
+    usage: '   (the instance GATEWAY_URL reaches: its cooled-down deployments; --direct sees a fresh, empty state)',
+    flags: {},
+    run: (client) => client.admin.providers.health.query(),
+  },
 };
 
 /**

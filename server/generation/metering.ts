@@ -76,7 +76,7 @@ export class Meter {
   /** Holds the cost of the most the request can use (402 when the balance cannot cover it). */
   async hold(maximum: MeteredUsage): Promise<void> {
     const amount = this.costOf(maximum);
-    await this.options.services.billing.hold(this.options.auth.account.id, amount);
+    await this.options.services.observability.hold(amount, () => this.options.services.billing.hold(this.options.auth.account.id, amount));
     this.held = amount;
   }
 
@@ -86,21 +86,21 @@ export class Meter {
     this.settledWith = settlement;
     const { services, auth, model } = this.options;
     const charged = settlement.status === 200 || settlement.aborted;
-    services.billing.record(
-      buildUsageEntry({
-        requestId: this.options.requestId,
-        accountId: auth.account.id,
-        keyId: auth.key.id,
-        model,
-        endpoint: this.options.endpoint,
-        stream: this.options.stream,
-        latencyMs: performance.now() - this.options.receivedAt,
-        settlement,
-        cost: charged ? this.costOf(settlement.usage) : 0,
-        discountPercentage: this.discountPercentage,
-        heldAmount: this.held,
-      }),
-    );
+    const entry = buildUsageEntry({
+      requestId: this.options.requestId,
+      accountId: auth.account.id,
+      keyId: auth.key.id,
+      model,
+      endpoint: this.options.endpoint,
+      stream: this.options.stream,
+      latencyMs: performance.now() - this.options.receivedAt,
+      settlement,
+      cost: charged ? this.costOf(settlement.usage) : 0,
+      discountPercentage: this.discountPercentage,
+      heldAmount: this.held,
+    });
+    services.billing.record(entry);
+    services.observability.usage(entry, this.held > 0);
   }
 
   /**

@@ -150,7 +150,9 @@ export async function routeDeployments<Op extends Operation, Result>(
   options: RouteOptions = {},
 ): Promise<Result> {
   const { services } = context;
-  const deployments = orderDeployments(model.deployments).filter((deployment) => adapterFor(deployment.provider.kind, operation) !== undefined);
+  const servable = orderDeployments(model.deployments).filter((deployment) => adapterFor(deployment.provider.kind, operation) !== undefined);
+  // Cooled-down deployments are skipped while another remains (provider-health.ts).
+  const deployments = services.providerHealth.arrange(model.id, servable);
   if (deployments.length === 0) throw new GatewayError('UNSUPPORTED_ENDPOINT', `No provider of '${model.id}' serves this operation.`, { param: 'model' });
   let lastError: unknown;
   for (let index = 0; index < deployments.length; index++) {
@@ -163,7 +165,8 @@ export async function routeDeployments<Op extends Operation, Result>(
       maxRetries: options.maxRetries,
     });
     try {
-      return await attempt({ deployment, adapter: adapterFor(deployment.provider.kind, operation)!, transport, last: index === deployments.length - 1 });
+      const step = { deployment, adapter: adapterFor(deployment.provider.kind, operation)!, transport, last: index === deployments.length - 1 };
+      return await services.providerHealth.track(model.id, deployment, () => services.observability.attempt(operation, model.id, deployment, index, () => attempt(step)));
     } catch (error) {
       lastError = error;
       if (error instanceof UpstreamError && canFallOver(error) && index < deployments.length - 1) {

@@ -4,6 +4,7 @@ import type { ResolvedProvider } from '../catalog/catalog.js';
 import type { UpstreamResponse, UpstreamTransport } from '../providers/types.js';
 import { SseParser, type SseEvent } from '../sse/sse-parser.js';
 import { toTransportError, type UpstreamClient } from './upstream-client.js';
+import { withTraceContext } from '../observability/observability.js';
 
 /** The largest JSON answer read from a provider. */
 export const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
@@ -69,7 +70,7 @@ export function createTransport(options: TransportOptions): UpstreamTransport {
   return {
     providerId: provider.id,
     signal,
-    send: (request, parseError) => client.send(request, { providerId: provider.id, signal, timeouts, parseError, onRetry: options.onRetry }),
+    send: (request, parseError) => client.send(withTraceContext(request), { providerId: provider.id, signal, timeouts, parseError, onRetry: options.onRetry }),
     readBytes,
     async readJson(response) {
       // Decoded once, whole: a character split across chunks stays whole.
