@@ -5,6 +5,7 @@ import * as storedResponses from './2026-11-22T0200-stored-responses.js';
 import * as storedResponsesText from './2026-11-23T0010-stored-responses-text.js';
 import * as videos from './2026-11-23T0200-videos.js';
 import * as generatedImages from './2026-11-23T0100-generated-images.js';
+import * as settlement from './2026-11-24T0400-settlement.js';
 
 /** Migrations in order; names sort by their timestamp. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -14,6 +15,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-11-23T0010-stored-responses-text': storedResponsesText,
   '2026-11-23T0200-videos': videos,
   '2026-11-23T0100-generated-images': generatedImages,
+  '2026-11-24T0400-settlement': settlement,
 };
 
 export const migrationProvider: MigrationProvider = {
