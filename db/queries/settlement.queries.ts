@@ -155,8 +155,9 @@ export interface SettlementRow {
 }
 
 /**
- * Settles rows in ONE statement, inside a transaction that has locked their
- * accounts ({@link lockAccounts}): inserts the billable rows' usage (each once
+ * Settles rows in ONE statement (the database function `umg_settle`, whose
+ * plans each connection keeps), inside a transaction: locks their accounts as
+ * {@link lockAccounts} does, then inserts the billable rows' usage (each once
  * and with its final cost; a request id already stored is skipped), then per
  * account releases the holds of the rows written (and of the releases),
  * charges the written rows' costs — from current_credits first, then the
@@ -182,51 +183,8 @@ export async function settleRows(trx: Executor, batch: { instanceId: string; bat
       t: row.createdAt.toISOString(), h: row.heldAmount, b: row.billable,
     };
   });
-  const result = await sql<{ request_id: string }>`
-    WITH rows AS (
-      SELECT * FROM json_to_recordset(${JSON.stringify(rows)}::json) AS r(q text, a text, k text, m text, e text, p text,
-        it int, ot int, ct int, u bigint, s int, x text, st bool, ab bool, l int, c bigint, pi int, d int, t timestamptz, h bigint, b bool)
-    ),
-    inserted AS (
-      INSERT INTO usage (request_id, account_id, key_id, model, endpoint, provider, input_tokens, output_tokens,
-        cached_input_tokens, units, status, error_code, stream, aborted, latency_ms, cost, price, discount_percentage, created_at)
-      SELECT q, a, k, m, e, p, it, ot, ct, u, s, x, st, ab, l, c, (${`[${prices.join(',')}]`}::jsonb) -> pi, d, t FROM rows WHERE b
-      ON CONFLICT (request_id) DO NOTHING
-      RETURNING request_id
-    ),
-    settled AS (
-      SELECT a AS account_id, SUM(h) AS release, SUM(CASE WHEN b THEN c ELSE 0 END) AS cost, COUNT(*) FILTER (WHERE b) AS requests
-      FROM rows WHERE NOT b OR q IN (SELECT request_id FROM inserted)
-      GROUP BY a
-    ),
-    charges AS (
-      SELECT s.account_id, s.cost, s.requests, a.current_credits, r.releasable AS release,
-        LEAST(s.cost, GREATEST(0, a.current_credits + a.vault_credits - (a.held - r.releasable))) AS charge
-      FROM settled s
-      JOIN accounts a ON a.id = s.account_id
-      LEFT JOIN credit_holds h ON h.instance_id = ${batch.instanceId} AND h.account_id = s.account_id
-      CROSS JOIN LATERAL (SELECT LEAST(s.release, COALESCE(h.amount, 0)) AS releasable) r
-    ),
-    split AS (
-      SELECT account_id, release, charge, cost - charge AS uncharged, requests,
-        LEAST(charge, current_credits) AS from_current, charge - LEAST(charge, current_credits) AS from_vault
-      FROM charges
-    ),
-    accounts_written AS (
-      UPDATE accounts a SET held = a.held - s.release, current_credits = a.current_credits - s.from_current,
-        vault_credits = a.vault_credits - s.from_vault, cycle_spent = a.cycle_spent + s.charge
-      FROM split s WHERE a.id = s.account_id AND (s.release > 0 OR s.charge > 0)
-    ),
-    holds_written AS (
-      UPDATE credit_holds h SET amount = h.amount - s.release
-      FROM split s WHERE h.instance_id = ${batch.instanceId} AND h.account_id = s.account_id AND s.release > 0
-    ),
-    ledger_written AS (
-      INSERT INTO ledger (account_id, kind, current_delta, vault_delta, uncharged, request_id, note)
-      SELECT account_id, 'charge', -from_current, -from_vault, uncharged, ${batch.batchId}, requests || ' requests'
-      FROM split WHERE charge > 0 OR uncharged > 0
-    )
-    SELECT request_id FROM inserted`.execute(trx);
+  // One statement: umg_settle (migration 2026-11-24T0400) locks the accounts, then writes.
+  const result = await sql<{ request_id: string }>`SELECT umg_settle(${batch.instanceId}, ${batch.batchId}, ${JSON.stringify(rows)}::json, ${`[${prices.join(',')}]`}::jsonb) AS request_id`.execute(trx);
   return new Set(result.rows.map((row) => row.request_id));
 }
 

@@ -1,13 +1,13 @@
 /**
- * Writing a batch of finished requests: one transaction of two statements
- * (lock the accounts, then settle everything in one statement: usage rows
- * with their final cost, hold releases, one balance update and one ledger
- * entry per account). See db/queries/settlement.queries.ts.
+ * Writing a batch of finished requests: one transaction of one statement (lock
+ * the accounts, then usage rows with their final cost, hold releases, one
+ * balance update and one ledger entry per account). See
+ * db/queries/settlement.queries.ts.
  */
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import { lockAccounts, settleRows } from '../../db/queries/settlement.queries.js';
+import { settleRows } from '../../db/queries/settlement.queries.js';
 import { toSettlementRow, type UsageEntry } from './usage-entry.js';
 
 /** What settlement remembers about entries across attempts of the same batch. */
@@ -33,7 +33,7 @@ export class SettlementMemory {
  * attempt of this batch whose commit went unacknowledged (it is "uncertain":
  * its charge and release happened with that commit, nothing more is done)
  * or another request took the id (clients may choose their x-request-id):
- * it is then written under a derived id in a second round.
+ * it is then written under a derived id in a second statement (rare).
  */
 export async function writeBatch(db: Kysely<Database>, instanceId: string, batch: UsageEntry[], memory: SettlementMemory): Promise<void> {
   // Two entries of one batch never share an id: the later one is billed under an id of its own.
@@ -44,7 +44,6 @@ export async function writeBatch(db: Kysely<Database>, instanceId: string, batch
     seen.add(memory.requestIdOf(entry));
   }
   await db.transaction().execute(async (trx) => {
-    await lockAccounts(trx, [...new Set(batch.map((entry) => entry.accountId))]);
     const batchId = `batch-${randomBytes(8).toString('hex')}`;
     let pending = batch;
     for (let round = 0; round < 2 && pending.length > 0; round++) {
