@@ -134,6 +134,8 @@ export interface LedgerTable {
   usage_id: number | null;
   request_id: string | null;
   note: string | null;
+  /** Usage cost of this charge that the balance could not cover (balances never go negative), micro-credits. */
+  uncharged: Generated<number>;
   created_at: Generated<Date>;
 }
 

@@ -7,6 +7,7 @@ import * as videos from './2026-11-23T0200-videos.js';
 import * as generatedImages from './2026-11-23T0100-generated-images.js';
 import * as restrictedFamily from './2026-11-24T0100-restricted-family.js';
 import * as usersSessions from './2026-11-24T0200-users-sessions.js';
+import * as settlement from './2026-11-24T0400-settlement.js';
 
 /** Migrations in order; names sort by their timestamp. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -18,6 +19,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-11-23T0100-generated-images': generatedImages,
   '2026-11-24T0100-restricted-family': restrictedFamily,
   '2026-11-24T0200-users-sessions': usersSessions,
+  '2026-11-24T0400-settlement': settlement,
 };
 
 export const migrationProvider: MigrationProvider = {
