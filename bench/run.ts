@@ -8,7 +8,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { Bench, type BenchOptions, type Kind } from './lib/context.js';
+import { Bench, KINDS, LONG_PROMPT_CHARS, type BenchOptions, type Kind } from './lib/context.js';
+import { goalsTable } from './lib/goals.js';
 import { peerVersions } from './lib/peer.js';
 import { Resources, type Pinning } from './lib/processes.js';
 import { runSoak } from './lib/soak.js';
@@ -37,9 +38,9 @@ Options:
   --chunks N             content chunks per streamed answer (default 20)
   --latency-ms MS        upstream delay before answering (default 0)
   --chunk-delay-ms MS    upstream delay between chunks (default 0; 1000 with --streams)
-  --prompt-chars N       length of the user message (default 1000)
+  --prompt-chars N       length of the short user message (default 0 = "Say hello")
   --ttfb-requests N      sequential streamed requests per target and round for TTFB (default 100)
-  --kinds LIST           json,stream (default both)
+  --kinds LIST           json,stream,json-1k (default all three; json-1k = plain with a ~1k-token prompt)
   --targets LIST         default: all four; with --soak: gateway-pg (gateway-pglite if no PostgreSQL)
   --soak-minutes M       default 10
   --sample-seconds S     RSS sampling period of --soak (default 5)
@@ -103,8 +104,8 @@ function parseOptions(argv: string[]): BenchOptions | undefined {
   const streams = number('streams', 0, 0, 10_000);
   const mode: BenchOptions['mode'] = values.soak ? 'soak' : streams > 0 ? 'streams' : 'throughput';
   if (values.soak && streams > 0) throw new Error('--soak and --streams are separate modes: run them one at a time');
-  const kinds = (values.kinds ?? 'json,stream').split(',').map((kind) => kind.trim()) as Kind[];
-  for (const kind of kinds) if (kind !== 'json' && kind !== 'stream') throw new Error(`--kinds takes json and/or stream, got "${kind}"`);
+  const kinds = (values.kinds ?? (streams > 0 || values.soak ? 'json,stream' : KINDS.join(','))).split(',').map((kind) => kind.trim()) as Kind[];
+  for (const kind of kinds) if (!KINDS.includes(kind)) throw new Error(`--kinds takes ${KINDS.join(', ')}, got "${kind}"`);
   const soakFallback = mode === 'soak' && values.targets === undefined;
   const targets = (values.targets ?? (mode === 'soak' ? 'gateway-pg' : TARGET_NAMES.join(','))).split(',').map((name) => name.trim()) as TargetName[];
   for (const name of targets) if (!TARGET_NAMES.includes(name)) throw new Error(`unknown target "${name}"; targets: ${TARGET_NAMES.join(', ')}`);
@@ -120,7 +121,7 @@ function parseOptions(argv: string[]): BenchOptions | undefined {
     chunks: Math.round(number('chunks', 20, 1, 10_000)),
     latencyMs: number('latency-ms', 0, 0, 60_000),
     chunkDelayMs: number('chunk-delay-ms', mode === 'streams' ? 1000 : 0, 0, 60_000),
-    promptChars: Math.round(number('prompt-chars', 1000, 1, 1_000_000)),
+    promptChars: Math.round(number('prompt-chars', 0, 0, 1_000_000)),
     ttfbRequests: Math.round(number('ttfb-requests', quick ? 30 : 100, 0, 100_000)),
     kinds: [...new Set(kinds)],
     targets: [...new Set(targets)],
@@ -236,7 +237,7 @@ async function main(resources: Resources, options: BenchOptions): Promise<number
     const result = await runThroughput(bench);
     say('');
     say(
-      `== Results: median of ${options.rounds} round(s) × ${options.durationSeconds} s, ${options.connections} connections, prompt ${options.promptChars} chars, ` +
+      `== Results: median of ${options.rounds} round(s) × ${options.durationSeconds} s, ${options.connections} connections, prompt ${options.promptChars ? `${options.promptChars} chars` : '"Say hello"'} (json-1k: ${LONG_PROMPT_CHARS} chars), ` +
         `upstream latency ${options.latencyMs} ms ==`,
     );
     say('×bare = figure / bare proxy figure (same run); +ms = added latency over the bare proxy; ± = half the spread of req/s over rounds.');
@@ -246,6 +247,9 @@ async function main(resources: Resources, options: BenchOptions): Promise<number
     say('');
     say('CPU during the measured runs (median of rounds; % of one core):');
     say(result.cpuTable);
+    say('');
+    say('Issue 16 targets (the gateway beside the bare proxy of this run):');
+    say(goalsTable(options, result.cells));
     report.throughput = { cells: result.cells };
   } else if (options.mode === 'soak') {
     const result = await runSoak(bench);

@@ -28,7 +28,9 @@ export class SseWriter {
       'x-accel-buffering': 'no',
       ...headers,
     });
-    this.res.flushHeaders();
+    // Not flushed: node:http sends the head together with the first frame, one socket write
+    // instead of two. A stream whose first frame is slow still gets its head within the
+    // keep-alive period (the keep-alive comment is a frame too).
   }
 
   /** Writes a chunk; resolves when it may be followed by more (false if the client left). */
@@ -49,8 +51,15 @@ export class SseWriter {
     });
   }
 
-  end(): void {
-    if (!this.res.writableEnded) this.res.end();
+  /** Ends the response, with `last` (the closing frame) in the same socket write when given. */
+  end(last?: string | Uint8Array): void {
+    if (this.res.writableEnded) return;
+    if (last !== undefined && !this.isClosed) {
+      this.lastWrite = Date.now();
+      this.res.end(last);
+    } else {
+      this.res.end();
+    }
   }
 }
 

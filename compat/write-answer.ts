@@ -97,7 +97,21 @@ function startKeepalive(writer: SseWriter, format: StreamAnswer<unknown>['format
   }, KEEPALIVE_MS / 2);
 }
 
+/**
+ * Whether a chunk may be the stream's last (it holds a closing frame: `[DONE]`, `message_stop`,
+ * `response.completed`/`failed`/`incomplete`). Such a chunk is held until the next part or the
+ * end, so that the last frame leaves in one socket write with the end of the response. A false
+ * positive (a closing word inside content) only holds a chunk until the next one.
+ */
+function mayBeLast(chunk: string | Uint8Array): boolean {
+  const text = chunk as string & Buffer;
+  if (typeof chunk !== 'string' && !Buffer.isBuffer(chunk)) return mayBeLast(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+  return text.includes('[DONE]') || text.includes('message_stop') || text.includes('response.completed') || text.includes('response.failed') || text.includes('response.incomplete');
+}
+
 async function relayParts(ctx: Koa.Context, writer: SseWriter, iterator: AsyncIterator<StreamPart<unknown>>, format: StreamAnswer<unknown>['format'], log: Logger): Promise<void> {
+  /** A chunk that may be the last one, not yet written (see mayBeLast). */
+  let held: string | Uint8Array | undefined;
   try {
     // The request ids and the answer's headers are already set on the response; writeHead keeps them.
     writer.writeHead(200, {});
@@ -106,11 +120,26 @@ async function relayParts(ctx: Koa.Context, writer: SseWriter, iterator: AsyncIt
       if (step.done) break;
       const part = step.value;
       const chunk = part.bytes ?? part.events.map((event) => frameOf(event.data, event.event)).join('');
+      if (held !== undefined) {
+        const previous = held;
+        held = undefined;
+        if (!(await writer.write(previous))) break;
+      }
+      if (mayBeLast(chunk)) {
+        held = chunk;
+        continue;
+      }
       if (!(await writer.write(chunk))) break;
+    }
+    if (held !== undefined) {
+      // The stream is over: its last frame and the end of the response in one write.
+      writer.end(held);
+      held = undefined;
     }
   } catch (error) {
     const gatewayError = asGatewayError(error);
     log.warn('stream.failed', { requestId: ctx.state.requestId as string, code: gatewayError.code, message: gatewayError.message });
+    if (held !== undefined && !(await writer.write(held))) return;
     if (format !== 'images') {
       const frame = renderStreamError(format, gatewayError);
       await writer.write(frameOf(frame.data, frame.event));

@@ -4,7 +4,12 @@ import path from 'node:path';
 import type { Child, Pinning, Resources } from './processes.js';
 import { chatBody, describeExit, type Target, type TargetName } from './targets.js';
 
-export type Kind = 'json' | 'stream';
+/** `json` and `stream` ask with a short prompt ("Say hello"); `json-1k` asks plainly with a ~1k-token prompt. */
+export type Kind = 'json' | 'stream' | 'json-1k';
+export const KINDS: readonly Kind[] = ['json', 'stream', 'json-1k'];
+
+/** ~1,000 o200k tokens of plain English (the sentence is 10 tokens per 45 characters). */
+export const LONG_PROMPT_CHARS = 4_500;
 
 export interface BenchOptions {
   mode: 'throughput' | 'soak' | 'streams';
@@ -16,6 +21,7 @@ export interface BenchOptions {
   chunks: number;
   latencyMs: number;
   chunkDelayMs: number;
+  /** Length of the short prompt in characters; 0 = "Say hello". */
   promptChars: number;
   ttfbRequests: number;
   kinds: Kind[];
@@ -67,7 +73,7 @@ export class Bench {
     let file = this.bodies.get(key);
     if (!file) {
       file = path.join(this.tmpDir, `body-${key}.json`);
-      writeFileSync(file, chatBody(target.model, kind === 'stream', this.options.promptChars, maxTokens));
+      writeFileSync(file, chatBody(target.model, kind === 'stream', kind === 'json-1k' ? LONG_PROMPT_CHARS : this.options.promptChars, maxTokens));
       this.bodies.set(key, file);
     }
     return file;

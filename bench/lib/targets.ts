@@ -281,7 +281,7 @@ export function startTarget(name: TargetName, context: TargetContext): Promise<T
 
 export function chatBody(model: string, stream: boolean, promptChars: number, maxTokens = 256): string {
   const sentence = 'The quick brown fox jumps over the lazy dog. ';
-  const prompt = sentence.repeat(Math.ceil(promptChars / sentence.length)).slice(0, promptChars);
+  const prompt = promptChars === 0 ? 'Say hello' : sentence.repeat(Math.ceil(promptChars / sentence.length)).slice(0, promptChars);
   return JSON.stringify({
     model,
     messages: [

@@ -154,7 +154,7 @@ export async function runThroughput(bench: Bench): Promise<ThroughputReport> {
   const cells: CellResult[] = [];
   for (const kind of options.kinds) {
     say('');
-    say(`== ${kind === 'json' ? 'Plain (JSON) answers' : `Streamed answers (${options.chunks} chunks)`} ==`);
+    say(`== ${kind === 'json' ? 'Plain (JSON) answers' : kind === 'json-1k' ? 'Plain (JSON) answers, ~1k-token prompt' : `Streamed answers (${options.chunks} chunks)`} ==`);
     if (options.warmupSeconds > 0) {
       for (const target of [...bench.targets]) {
         if (!bench.checkAlive(target)) continue;

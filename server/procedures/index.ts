@@ -1,4 +1,5 @@
 import { timingSafeEqual, createHash } from 'node:crypto';
+import type { AuthContext } from '../auth/authenticate.js';
 import { authorizeRequest } from '../auth/authorize.js';
 import { requireSession } from '../dashboard/sessions.js';
 import { GatewayError } from '../errors.js';
@@ -14,13 +15,15 @@ export const publicProcedure = baseProcedure.use(errorConversion);
  * hands the result in `ctx.auth`; other callers are authorised here.
  */
 const requireApiKey = middleware(async ({ ctx, next }) => {
-  let auth;
+  let auth: AuthContext;
   try {
     auth = ctx.auth ?? (await authorizeRequest(ctx.services, ctx.credentials, ctx.clientAddress));
   } catch (error) {
     throw toTRPCError(error);
   }
-  const result = await next({ ctx: { auth } });
+  // With `ctx.auth` already set (compat authorised from the headers) the context is passed on
+  // as it is: `next({ ctx })` would copy it property by property (tRPC's object spread), per request.
+  const result = ctx.auth === auth ? await (next as unknown as () => ReturnType<typeof next<{ auth: AuthContext }>>)() : await next({ ctx: { auth } });
   if (!result.ok) throw toTRPCError(result.error);
   return result;
 });
