@@ -90,9 +90,10 @@ export function goalsTable(options: BenchOptions, cells: CellResult[]): string {
       });
     }
     if (gateway === 'gateway-pg') {
-      // Hook for the merger: bench/lib/pg-cpu.ts (settlement branch) samples PostgreSQL backend
-      // CPU on its own; until it is wired here this uses the CPU of the bench database's backends
-      // (CpuMeter over pg_stat_activity pids, looked up before each run).
+      // The CPU of the bench database's backends during the runs (CpuMeter over the
+      // pg_stat_activity pids looked up before each run: the gateway's pool keeps its
+      // connections, so none is missed). bench/settlement.ts measures the same with
+      // bench/lib/pg-cpu.ts, which also follows backends that come and go.
       for (const kind of options.kinds) {
         const own = summaryOf(cells, kind, gateway);
         if (!own || !Number.isFinite(own.databaseCpuPercent)) continue;
