@@ -3,7 +3,8 @@ import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { findKeyByHash } from '../db/queries/accounts.queries.js';
+import { anyAccountExists, findAccount, findKeyByHash } from '../db/queries/accounts.queries.js';
+import { insertSettingIfAbsent, readSetting } from '../db/queries/settings.queries.js';
 import { createAccount, createKey } from './accounts/accounts.service.js';
 import { hashApiKey, isWellFormedApiKey } from './auth/api-keys.js';
 import type { GatewayConfig } from './config.js';
@@ -24,20 +25,13 @@ export function sha256(text: string): string {
  */
 export async function ensureAdminToken(db: Kysely<Database>, config: GatewayConfig, log: Logger): Promise<string> {
   if (config.adminToken) return sha256(config.adminToken);
-  const existing = await db.selectFrom('settings').select('value').where('key', '=', ADMIN_SETTING).executeTakeFirst();
-  if (existing) return existing.value as string;
+  const existing = await readSetting(db, ADMIN_SETTING);
+  if (existing !== undefined) return existing as string;
   const token = `umg-admin-${randomBytes(24).toString('base64url')}`;
   const hash = sha256(token);
-  const inserted = await db
-    .insertInto('settings')
-    .values({ key: ADMIN_SETTING, value: JSON.stringify(hash) })
-    .onConflict((oc) => oc.column('key').doNothing())
-    .returning('key')
-    .executeTakeFirst();
-  if (!inserted) {
-    const winner = await db.selectFrom('settings').select('value').where('key', '=', ADMIN_SETTING).executeTakeFirstOrThrow();
-    return winner.value as string;
-  }
+  // Another instance starting at the same moment may win; then its token is the one.
+  const stored = (await insertSettingIfAbsent(db, ADMIN_SETTING, hash)) as string;
+  if (stored !== hash) return stored;
   mkdirSync(config.dataDir, { recursive: true });
   const file = path.join(config.dataDir, ADMIN_TOKEN_FILE);
   writeFileSync(file, `${token}\n`, { mode: 0o600 });
@@ -62,7 +56,7 @@ export async function ensureBootstrapKey(db: Kysely<Database>, config: GatewayCo
   if (await findKeyByHash(db, hashApiKey(key))) return;
   const accountId = `acct_bootstrap_${hashApiKey(key).slice(0, 12)}`;
   try {
-    const existing = await db.selectFrom('accounts').select('id').where('id', '=', accountId).executeTakeFirst();
+    const existing = await findAccount(db, accountId);
     if (!existing) await createAccount(db, { id: accountId, name: 'bootstrap', plan: config.bootstrapPlan, credits: config.bootstrapCredits });
     await createKey(db, accountId, 'bootstrap', key);
     log.info('bootstrap.key_created', { account: accountId });
@@ -86,8 +80,7 @@ export interface DemoAccount {
 /** The demo account, its key, and an owner who can sign in to the dashboard (generated password). */
 export async function ensureDemoAccountWithSignIn(db: Kysely<Database>, config: GatewayConfig): Promise<DemoAccount | undefined> {
   if (!config.createDemoAccount || config.bootstrapKey) return undefined;
-  const any = await db.selectFrom('accounts').select('id').limit(1).executeTakeFirst();
-  if (any) return undefined;
+  if (await anyAccountExists(db)) return undefined;
   const account = await createAccount(db, { name: 'demo', plan: 'pro', credits: 100 });
   const { key } = await createKey(db, account.id, 'demo');
   const signIn = { email: 'demo@localhost', password: generatePassword() };

@@ -78,3 +78,8 @@ export function findKeyForAuth(db: Executor, hash: string) {
 export function findAccountForAuth(db: Executor, id: string) {
   return db.selectFrom('accounts').select(['id', 'plan', 'disabled', 'ip_allowlist']).where('id', '=', id).executeTakeFirst();
 }
+
+/** Whether any account exists (the demo account is made only in an empty database). */
+export async function anyAccountExists(db: Executor): Promise<boolean> {
+  return (await db.selectFrom('accounts').select('id').limit(1).executeTakeFirst()) !== undefined;
+}

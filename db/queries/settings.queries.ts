@@ -18,3 +18,19 @@ export async function insertSettingIfAbsent(db: Executor, key: string, value: un
     .execute();
   return readSetting(db, key);
 }
+
+/** The value of a setting, the row locked until the transaction ends; undefined when unset. */
+export async function readSettingForUpdate(db: Executor, key: string): Promise<unknown> {
+  const row = await db.selectFrom('settings').select('value').where('key', '=', key).forUpdate().executeTakeFirst();
+  return row?.value;
+}
+
+/** Stores `value` under `key`, replacing what was there. */
+export async function writeSetting(db: Executor, key: string, value: unknown): Promise<void> {
+  const json = JSON.stringify(value);
+  await db
+    .insertInto('settings')
+    .values({ key, value: json })
+    .onConflict((oc) => oc.column('key').doUpdateSet({ value: json }))
+    .execute();
+}

@@ -1,5 +1,7 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Account, Database } from '../../db/schema.js';
+import { findAccount, insertLedgerEntry } from '../../db/queries/accounts.queries.js';
+import { resetDueCycles, tryResetSweepLock } from '../../db/queries/reset-cycles.queries.js';
 import { GatewayError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { microToCredits } from './money.js';
@@ -39,7 +41,7 @@ export function toCreditsView(account: Account): CreditsView {
 }
 
 export async function readCredits(db: Kysely<Database>, accountId: string): Promise<CreditsView> {
-  const account = await db.selectFrom('accounts').selectAll().where('id', '=', accountId).executeTakeFirst();
+  const account = await findAccount(db, accountId);
   if (!account) throw new GatewayError('INVALID_KEY', 'The API key is invalid, disabled or deleted.');
   return toCreditsView(account);
 }
@@ -52,30 +54,12 @@ export async function readCredits(db: Kysely<Database>, accountId: string): Prom
  */
 export async function runResetCycles(db: Kysely<Database>, log: Logger, now = new Date()): Promise<number> {
   return db.transaction().execute(async (trx) => {
-    const lock = await sql<{ locked: boolean }>`SELECT pg_try_advisory_xact_lock(727001) AS locked`.execute(trx);
-    if (!lock.rows[0]?.locked) return 0;
-    const reset = await sql<{ id: string; cycle_spent: number }>`
-      WITH due AS (
-        SELECT id, cycle_spent,
-               floor(extract(epoch FROM (${now}::timestamptz - last_reset)) / (reset_cycle_days * 86400))::int AS cycles
-        FROM accounts
-        WHERE last_reset + make_interval(days => reset_cycle_days) <= ${now}::timestamptz
-        ORDER BY id
-        FOR NO KEY UPDATE
-      )
-      UPDATE accounts SET
-        cycle_spent = 0,
-        last_reset = accounts.last_reset + make_interval(days => accounts.reset_cycle_days * due.cycles),
-        updated_at = now()
-      FROM due WHERE accounts.id = due.id
-      RETURNING accounts.id, due.cycle_spent`.execute(trx);
-    for (const row of reset.rows) {
-      await trx
-        .insertInto('ledger')
-        .values({ account_id: row.id, kind: 'reset', current_delta: 0, vault_delta: 0, note: `cycle reset; credits_used was ${microToCredits(row.cycle_spent)}` })
-        .execute();
+    if (!(await tryResetSweepLock(trx))) return 0;
+    const reset = await resetDueCycles(trx, now);
+    for (const row of reset) {
+      await insertLedgerEntry(trx, { account_id: row.id, kind: 'reset', current_delta: 0, vault_delta: 0, note: `cycle reset; credits_used was ${microToCredits(row.cycle_spent)}` });
     }
-    if (reset.rows.length > 0) log.info('credits.cycles_reset', { accounts: reset.rows.length });
-    return reset.rows.length;
+    if (reset.length > 0) log.info('credits.cycles_reset', { accounts: reset.length });
+    return reset.length;
   });
 }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { notify } from '../../db/client.js';
+import { insertSettingIfAbsent, readSetting, readSettingForUpdate, writeSetting } from '../../db/queries/settings.queries.js';
 import type { DiscountSource } from '../services.js';
 import { assertDiscountPool, DEFAULT_DISCOUNT_POOL, discountPercentageFor, toDiscountResult, type DiscountPool, type DiscountResult } from './discounts.js';
 
@@ -20,19 +21,13 @@ export class DiscountSettings implements DiscountSource {
   constructor(private readonly db: Kysely<Database>) {}
 
   async load(): Promise<void> {
-    const row = await this.db.selectFrom('settings').select('value').where('key', '=', POOL_SETTING).executeTakeFirst();
-    if (row) {
-      this.pool = row.value as DiscountPool;
+    const stored = await readSetting(this.db, POOL_SETTING);
+    if (stored !== undefined) {
+      this.pool = stored as DiscountPool;
       return;
     }
     const initial: DiscountPool = { ...DEFAULT_DISCOUNT_POOL, seed: randomBytes(16).toString('hex') };
-    await this.db
-      .insertInto('settings')
-      .values({ key: POOL_SETTING, value: JSON.stringify(initial) })
-      .onConflict((oc) => oc.column('key').doNothing())
-      .execute();
-    const stored = await this.db.selectFrom('settings').select('value').where('key', '=', POOL_SETTING).executeTakeFirstOrThrow();
-    this.pool = stored.value as DiscountPool;
+    this.pool = (await insertSettingIfAbsent(this.db, POOL_SETTING, initial)) as DiscountPool;
   }
 
   get current(): DiscountPool {
@@ -44,14 +39,10 @@ export class DiscountSettings implements DiscountSource {
     // Merged onto the stored pool, not onto this instance's copy: a change
     // made on another instance a moment ago may not have been announced here yet.
     const next = await this.db.transaction().execute(async (trx) => {
-      const row = await trx.selectFrom('settings').select('value').where('key', '=', POOL_SETTING).forUpdate().executeTakeFirst();
-      const merged: DiscountPool = { ...((row?.value as DiscountPool | undefined) ?? this.pool), ...given };
+      const stored = (await readSettingForUpdate(trx, POOL_SETTING)) as DiscountPool | undefined;
+      const merged: DiscountPool = { ...(stored ?? this.pool), ...given };
       assertDiscountPool(merged);
-      await trx
-        .insertInto('settings')
-        .values({ key: POOL_SETTING, value: JSON.stringify(merged) })
-        .onConflict((oc) => oc.column('key').doUpdateSet({ value: JSON.stringify(merged) }))
-        .execute();
+      await writeSetting(trx, POOL_SETTING, merged);
       return merged;
     });
     this.pool = next;
