@@ -26,7 +26,8 @@ import type {
   CanonicalTool,
   CanonicalUsage,
 } from '../canonical.js';
-import { countTextTokens, estimateRequestTokens, truncateTextToTokens } from '../../tokenizer.js';
+import { estimateRequestTokens } from '../../request-tokens.js';
+import { countTextTokens, truncateTextToTokens } from '../../tokenizer.js';
 import {
   contentWordsOf,
   createRandom,

@@ -6,7 +6,8 @@ import type {
   CanonicalStreamEvent,
   CanonicalTool,
 } from '../canonical.js';
-import { countTextTokens, estimateRequestTokens } from '../../tokenizer.js';
+import { estimateRequestTokens } from '../../request-tokens.js';
+import { countTextTokens } from '../../tokenizer.js';
 import { MOCK_CLOSING_SENTENCE, generateMock, splitArguments, splitIntoWordChunks, streamMock } from './mock.adapter.js';
 import { createRandom, mentionsTool, properNounsOf, splitIdentifier } from './mock-prompt.js';
 import { generateSchemaValue, type SchemaValueHints } from './mock-schema-value.js';
