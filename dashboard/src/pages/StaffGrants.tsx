@@ -91,7 +91,7 @@ export function StaffGrants() {
             </option>
           ))}
         </select>
-        <label htmlFor="grant-expires">Expires (optional)</label>
+        <label htmlFor="grant-expires">Expires (optional, your local time)</label>
         <input id="grant-expires" type="datetime-local" value={expires} onChange={(event) => setExpires(event.target.value)} />
         <label htmlFor="grant-note">Note (optional)</label>
         <input id="grant-note" maxLength={1000} value={note} onChange={(event) => setNote(event.target.value)} />
