@@ -8,6 +8,8 @@ import { Discounts } from './pages/Discounts';
 import { Keys } from './pages/Keys';
 import { Login } from './pages/Login';
 import { StaffAccounts } from './pages/StaffAccounts';
+import { StaffGrants } from './pages/StaffGrants';
+import { StaffReviews } from './pages/StaffReviews';
 import { Usage } from './pages/Usage';
 import { Videos } from './pages/Videos';
 import { ErrorMessage, Status } from './ui';
@@ -29,7 +31,8 @@ const OWNER_PAGES: Page[] = [
 
 const STAFF_PAGES: Page[] = [
   { path: '/staff/accounts', title: 'Accounts', render: () => <StaffAccounts /> },
-  // Restricted-family grants and the usage-check review queue join here (admin.restricted.*).
+  { path: '/staff/grants', title: 'Grants', render: () => <StaffGrants /> },
+  { path: '/staff/reviews', title: 'Review queue', render: () => <StaffReviews /> },
 ];
 
 export function App() {
@@ -107,16 +110,6 @@ export function App() {
               </Link>
             </li>
           ))}
-          {signedIn.user.role === 'staff' ? (
-            <>
-              <li aria-disabled="true" className="soon">
-                Restricted grants (soon)
-              </li>
-              <li aria-disabled="true" className="soon">
-                Usage reviews (soon)
-              </li>
-            </>
-          ) : null}
         </ul>
       </nav>
       <main id="main" ref={main}>

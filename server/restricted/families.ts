@@ -43,4 +43,9 @@ export class RestrictedFamilies {
   names(): string[] {
     return [...this.families.keys()];
   }
+
+  /** Every restricted family, for the staff pages that offer them in a grant form. */
+  list(): RestrictedFamily[] {
+    return [...this.families.values()];
+  }
 }

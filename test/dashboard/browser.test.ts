@@ -1,9 +1,8 @@
-import { existsSync, mkdirSync } from 'node:fs';
-import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureDashboardBundle } from '../../server/dashboard/bundle.js';
 import { adminClient } from '../support/dashboard-client.js';
+import { launchBrowser, shoot, signInPage } from '../support/dashboard-browser.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { waitFor } from '../support/wait.js';
 
@@ -14,9 +13,6 @@ import { waitFor } from '../support/wait.js';
  * page; a staff member disables the account. A screenshot of each page goes
  * to test-results/dashboard/ (git-ignored).
  */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const SHOTS = path.resolve('test-results/dashboard');
-
 async function chat(url: string, key: string): Promise<{ status: number; code: string | null }> {
   const response = await fetch(`${url}/v1/chat/completions`, {
     method: 'POST',
@@ -34,16 +30,8 @@ async function untilAnswer(url: string, key: string, status: number, code: strin
   }, { message: `the key to be answered ${status} ${code}` });
 }
 
-async function shoot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
-}
-
 async function signIn(page: Page, url: string, email: string, password: string): Promise<void> {
-  await page.goto(`${url}/dashboard/`);
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password').fill(password);
-  await shoot(page, email.startsWith('staff') ? 'sign-in-staff' : 'sign-in');
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await signInPage(page, url, email, password, email.startsWith('staff') ? 'sign-in-staff' : 'sign-in');
 }
 
 describe('dashboard in Chromium', () => {
@@ -53,17 +41,13 @@ describe('dashboard in Chromium', () => {
   const password = 'browser-test-password';
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(`No Chromium at ${CHROMIUM}: install Debian's chromium (apt-get install chromium) or set CHROMIUM_PATH. The browser tests skip nothing.`);
-    }
-    mkdirSync(SHOTS, { recursive: true });
     await ensureDashboardBundle();
     gw = await startTestGateway();
     account = await gw.createAccountWithKey({ credits: 50 });
     const admin = adminClient(gw.url, gw.adminToken);
     await admin.admin.users.create.mutate({ email: 'owner@example.com', password, role: 'owner', account_id: account.accountId });
     await admin.admin.users.create.mutate({ email: 'staff@example.com', password, role: 'staff' });
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+    browser = await launchBrowser();
   });
 
   afterAll(async () => {

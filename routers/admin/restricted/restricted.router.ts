@@ -10,6 +10,7 @@ import {
   listReviewsInputSchema,
   resolveResultSchema,
   resolveReviewInputSchema,
+  familyViewSchema,
   reviewDetailSchema,
   reviewIdInputSchema,
   reviewListSchema,
@@ -57,5 +58,12 @@ const reviewRouter = router({
     .mutation(({ ctx, input }) => resolveReview(ctx.services.db, input, actorOf(ctx))),
 });
 
-/** `admin.restricted.*`: access grants to restricted families and the usage review queue. */
-export const restrictedAdminRouter = router({ grants: grantsRouter, review: reviewRouter });
+const familiesRouter = router({
+  /** The catalog's restricted families: what a grant can be given for. */
+  list: adminProcedure
+    .output(z.array(familyViewSchema))
+    .query(({ ctx }) => ctx.services.restricted.list().map((family) => ({ name: family.name, description: family.description, usageChecks: family.usageRules !== null }))),
+});
+
+/** `admin.restricted.*`: access grants to restricted families, the families themselves and the usage review queue. */
+export const restrictedAdminRouter = router({ grants: grantsRouter, review: reviewRouter, families: familiesRouter });

@@ -96,3 +96,10 @@ export const reviewDetailSchema = z.object({
 });
 
 export const resolveResultSchema = z.object({ item: reviewItemSchema, actions: z.array(reviewActionSchema) });
+
+export const familyViewSchema = z.object({
+  name: z.string(),
+  description: z.string().nullable(),
+  /** Whether requests of this family pass the usage check (false when the catalog turns it off). */
+  usageChecks: z.boolean(),
+});
