@@ -4,8 +4,7 @@
  * second, after B has cached the account by serving it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { startGatewayPair, type GatewayPair, type TestGateway } from '../support/gateway.js';
 import type { Answer, Json } from '../support/http.js';
 import { waitFor } from '../support/wait.js';
 import { dataOf, trpcMutation, trpcQuery } from '../foundation/http.js';
@@ -15,20 +14,17 @@ import { errorCodeOf, FORMATS, send } from './restricted-support.js';
 const PROPAGATION_BOUND_MS = 1_000;
 const POLL_INTERVAL_MS = 50;
 
-let database: TestDatabase;
+let pair: GatewayPair;
 let a: TestGateway;
 let b: TestGateway;
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  // One after the other: both run the migrations on the same database.
-  a = await startTestGateway({ databaseUrl: database.url });
-  b = await startTestGateway({ databaseUrl: database.url });
+  pair = await startGatewayPair();
+  ({ a, b } = pair);
 });
 
 afterAll(async () => {
-  await Promise.all([a?.close(), b?.close()]);
-  await database?.drop();
+  await pair?.close();
 });
 
 const CHAT = FORMATS[0]!;
