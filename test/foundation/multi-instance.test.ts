@@ -6,8 +6,8 @@
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestDatabase } from '../support/database.js';
-import { startGatewayPair, type GatewayPair, type TestGateway } from '../support/gateway.js';
+import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { bearer, postJson, type Answer } from '../support/http.js';
 import { waitFor } from '../support/wait.js';
 import { CHAT_BODY, dataOf, trpcMutation } from './http.js';
@@ -15,18 +15,20 @@ import { CHAT_BODY, dataOf, trpcMutation } from './http.js';
 const PROPAGATION_BOUND_MS = 1_000;
 const POLL_INTERVAL_MS = 50;
 
-let pair: GatewayPair;
 let database: TestDatabase;
 let a: TestGateway;
 let b: TestGateway;
 
 beforeAll(async () => {
-  pair = await startGatewayPair();
-  ({ database, a, b } = pair);
+  database = await createTestDatabase();
+  // One after the other: both run the migrations on the same database.
+  a = await startTestGateway({ databaseUrl: database.url });
+  b = await startTestGateway({ databaseUrl: database.url });
 });
 
 afterAll(async () => {
-  await pair?.close();
+  await Promise.all([a?.close(), b?.close()]);
+  await database?.drop();
 });
 
 function chat(instance: TestGateway, key: string): Promise<Answer> {

@@ -4,7 +4,8 @@
  * second, after B has cached the account by serving it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGatewayPair, type GatewayPair, type TestGateway } from '../support/gateway.js';
+import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import type { Answer, Json } from '../support/http.js';
 import { waitFor } from '../support/wait.js';
 import { dataOf, trpcMutation, trpcQuery } from '../foundation/http.js';
@@ -14,17 +15,20 @@ import { errorCodeOf, FORMATS, send } from './restricted-support.js';
 const PROPAGATION_BOUND_MS = 1_000;
 const POLL_INTERVAL_MS = 50;
 
-let pair: GatewayPair;
+let database: TestDatabase;
 let a: TestGateway;
 let b: TestGateway;
 
 beforeAll(async () => {
-  pair = await startGatewayPair();
-  ({ a, b } = pair);
+  database = await createTestDatabase();
+  // One after the other: both run the migrations on the same database.
+  a = await startTestGateway({ databaseUrl: database.url });
+  b = await startTestGateway({ databaseUrl: database.url });
 });
 
 afterAll(async () => {
-  await pair?.close();
+  await Promise.all([a?.close(), b?.close()]);
+  await database?.drop();
 });
 
 const CHAT = FORMATS[0]!;

@@ -125,32 +125,3 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     },
   };
 }
-
-export interface GatewayPair {
-  database: TestDatabase;
-  a: TestGateway;
-  b: TestGateway;
-  /** Stops both gateways and drops the database. */
-  close(): Promise<void>;
-}
-
-/**
- * Two gateways on one fresh PostgreSQL database (also in a PGlite run),
- * started one after the other: both run the migrations on it.
- */
-export async function startGatewayPair(): Promise<GatewayPair> {
-  const database = await createTestDatabase();
-  const started: TestGateway[] = [];
-  const close = async () => {
-    await Promise.all(started.map((gateway) => gateway.close()));
-    await database.drop();
-  };
-  try {
-    started.push(await startTestGateway({ databaseUrl: database.url }));
-    started.push(await startTestGateway({ databaseUrl: database.url }));
-  } catch (error) {
-    await close();
-    throw error;
-  }
-  return { database, a: started[0]!, b: started[1]!, close };
-}
