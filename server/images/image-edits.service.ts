@@ -9,15 +9,15 @@
 import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { GatewayError } from '../errors.js';
-import { assertCanStream, resolveModel, type OperationContext } from '../generation/routing.js';
+import { Meter } from '../generation/metering.js';
+import { assertCanStream, resolveModel, routeDeployments, type OperationContext } from '../generation/routing.js';
 import { imageCapabilitiesOf } from '../catalog/catalog.schema.js';
 import { MediaFormatError } from '../media/media-format-error.js';
 import { readPngInfo, type PngInfo } from '../media/png.js';
 import type { ImageEditRequest } from '../providers/openai/openai-images.wire.js';
 import type { ImageEditCall, UploadedMedia } from '../providers/types.js';
 import type { UploadedFile } from '../uploads/upload-store.js';
-import { assertImagePlan, checkImageRequest, type ImagesAnswer } from './image-requests.js';
-import { imageCallFields, runImageOperation } from './image-operation.js';
+import { answerImages, assertImagePlan, checkImageRequest, streamImageEvents, type ImagesAnswer } from './image-requests.js';
 
 /** SPEC: the single-image form must be less than 4 MB. */
 export const SINGLE_IMAGE_MAX_BYTES = 4 * 1024 * 1024;
@@ -95,15 +95,36 @@ export async function editImages(context: OperationContext, body: ImageEditReque
     }
   }
 
-  return runImageOperation(context, model, request, {
-    endpoint: '/v1/images/edits',
-    callFor: (upstreamModel): ImageEditCall => ({
-      fields: toFormFields(body, upstreamModel),
-      images: images.map(toUploadedMedia),
-      ...(mask ? { mask: toUploadedMedia(mask) } : {}),
-      ...imageCallFields(body.prompt, request),
-    }),
-    send: (adapter, transport, connection, call) => adapter.edit(transport, connection, call),
-    stream: (adapter, transport, connection, call) => adapter.streamEdit(transport, connection, call),
-  });
+  const meter = new Meter({ services, auth, requestId: context.requestId, receivedAt: context.receivedAt, model, endpoint: '/v1/images/edits', stream: request.stream });
+  await meter.hold({ inputTokens: 0, outputTokens: 0, images: request.count });
+  const abandoned = new AbortController();
+  try {
+    return await routeDeployments(
+      context,
+      model,
+      'images',
+      async ({ deployment, adapter, transport }): Promise<ImagesAnswer> => {
+        const call: ImageEditCall = {
+          fields: toFormFields(body, deployment.upstreamModel),
+          images: images.map(toUploadedMedia),
+          ...(mask ? { mask: toUploadedMedia(mask) } : {}),
+          prompt: body.prompt,
+          width: request.width,
+          height: request.height,
+          sizeLabel: request.sizeLabel,
+          ...(request.quality !== undefined ? { quality: request.quality } : {}),
+          count: request.count,
+          partialImages: request.partialImages,
+        };
+        const provider = deployment.provider.id;
+        if (!request.stream) return answerImages(context, meter, await adapter.edit(transport, deployment.provider, call), request, provider);
+        const events = await adapter.streamEdit(transport, deployment.provider, call);
+        const release = () => void (events as AsyncGenerator<unknown>).return?.(undefined);
+        return streamImageEvents(events, { meter, provider, secrets: model.secrets, release, abandoned, signal: context.signal });
+      },
+      request.stream ? { signal: AbortSignal.any([context.signal, abandoned.signal]) } : {},
+    );
+  } catch (error) {
+    throw meter.fail(error);
+  }
 }

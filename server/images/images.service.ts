@@ -1,8 +1,8 @@
-import { assertCanStream, resolveModel, type OperationContext } from '../generation/routing.js';
+import { Meter } from '../generation/metering.js';
+import { assertCanStream, resolveModel, routeDeployments, type OperationContext } from '../generation/routing.js';
 import type { ImageGenerationRequest } from '../providers/openai/openai-images.wire.js';
 import type { ImageGenerationCall } from '../providers/types.js';
-import { assertImagePlan, checkImageRequest, type ImagesAnswer } from './image-requests.js';
-import { imageCallFields, runImageOperation } from './image-operation.js';
+import { answerImages, assertImagePlan, checkImageRequest, streamImageEvents, type ImagesAnswer } from './image-requests.js';
 
 export { assertImagePlan } from './image-requests.js';
 
@@ -18,10 +18,34 @@ export async function generateImages(context: OperationContext, body: ImageGener
   const model = resolveModel(services, auth, body.model, '/v1/images/generations');
   const request = checkImageRequest(model, body);
   assertCanStream(context, request.stream);
-  return runImageOperation(context, model, request, {
-    endpoint: '/v1/images/generations',
-    callFor: (upstreamModel): ImageGenerationCall => ({ body: { ...body, model: upstreamModel }, ...imageCallFields(body.prompt, request) }),
-    send: (adapter, transport, connection, call) => adapter.generate(transport, connection, call),
-    stream: (adapter, transport, connection, call) => adapter.streamGeneration(transport, connection, call),
-  });
+  const meter = new Meter({ services, auth, requestId: context.requestId, receivedAt: context.receivedAt, model, endpoint: '/v1/images/generations', stream: request.stream });
+  await meter.hold({ inputTokens: 0, outputTokens: 0, images: request.count });
+  const abandoned = new AbortController();
+  try {
+    return await routeDeployments(
+      context,
+      model,
+      'images',
+      async ({ deployment, adapter, transport }): Promise<ImagesAnswer> => {
+        const call: ImageGenerationCall = {
+          body: { ...body, model: deployment.upstreamModel },
+          prompt: body.prompt,
+          width: request.width,
+          height: request.height,
+          sizeLabel: request.sizeLabel,
+          ...(request.quality !== undefined ? { quality: request.quality } : {}),
+          count: request.count,
+          partialImages: request.partialImages,
+        };
+        const provider = deployment.provider.id;
+        if (!request.stream) return answerImages(context, meter, await adapter.generate(transport, deployment.provider, call), request, provider);
+        const events = await adapter.streamGeneration(transport, deployment.provider, call);
+        const release = () => void (events as AsyncGenerator<unknown>).return?.(undefined);
+        return streamImageEvents(events, { meter, provider, secrets: model.secrets, release, abandoned, signal: context.signal });
+      },
+      request.stream ? { signal: AbortSignal.any([context.signal, abandoned.signal]) } : {},
+    );
+  } catch (error) {
+    throw meter.fail(error);
+  }
 }

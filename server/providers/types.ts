@@ -171,7 +171,7 @@ export interface UploadedMedia {
 }
 
 /** What both image operations share. */
-export interface ImageCallBase {
+interface ImageCallBase {
   prompt: string;
   /** Pixels of each output image (`auto` already resolved: the mock's choice). */
   width: number;
