@@ -1,14 +1,30 @@
 import type { SettlementRow } from '../../db/queries/settlement.queries.js';
 import type { MicroPrice } from './money.js';
 
-/**
- * A finished request, as it will be written: one usage row and, when it cost
- * something, its charge. The settlement row's fields, with the price as an
- * object (serialised once per model when the batch is written) and the cost
- * charged in full as far as the balance goes; `billable` is derived at write.
- */
-export interface UsageEntry extends Omit<SettlementRow, 'priceJson' | 'billable'> {
+/** A finished request, as it will be written: one usage row and, when it cost something, its charge. */
+export interface UsageEntry {
+  requestId: string;
+  accountId: string;
+  keyId: string | null;
+  model: string;
+  endpoint: string;
+  provider: string | null;
+  inputTokens: number;
+  outputTokens: number;
+  cachedInputTokens: number;
+  units: number;
+  status: number;
+  errorCode: string | null;
+  stream: boolean;
+  aborted: boolean;
+  latencyMs: number;
+  /** Cost after discount, micro-credits: the usage row's cost, charged in full as far as the balance goes. */
+  cost: number;
   price: MicroPrice | Record<string, never>;
+  discountPercentage: number;
+  /** The hold taken for this request, released by the same transaction that charges it. */
+  heldAmount: number;
+  createdAt: Date;
 }
 
 /** A hold handed back without a usage row (a request refused before it reached a provider, unused headroom). */
