@@ -32,7 +32,9 @@ export interface RunningGateway {
   demoKey?: string;
   /** The demo account owner's dashboard sign-in, printed once with the key. */
   demoSignIn?: DemoAccount['signIn'];
-  /** Stops accepting, finishes in-flight work up to the grace period, flushes, closes the database. */
+  /** Requests being answered (graceful shutdown waits for them). */
+  requestsInFlight(): number;
+  /** Stops accepting, finishes in-flight work up to the grace period, flushes, closes the database, removes its scratch folders. */
   stop(): Promise<void>;
 }
 
@@ -111,7 +113,7 @@ export async function buildServices(config: GatewayConfig, options: StartOptions
     upstream: new UpstreamClient(log),
     discounts,
     rateLimiter,
-    uploads: new UploadStore(config.uploadDir, config.uploadBudgetBytes),
+    uploads: UploadStore.open(config.uploadDir, config.uploadBudgetBytes),
     generatedImages,
     log,
     adminTokenHash,
@@ -137,6 +139,7 @@ export async function closeServices(services: Services): Promise<void> {
   await services.billing.stop().catch((error: Error) => services.log.error('billing.stop_failed', { message: error.message }));
   await services.keyUsage.stop().catch(() => undefined);
   await services.generatedImages.stop().catch(() => undefined);
+  await services.uploads.close().catch((error: Error) => services.log.error('uploads.close_failed', { message: error.message }));
   await services.upstream.close();
   await services.rateLimiter.close().catch(() => undefined);
   await services.observability.close();
@@ -203,5 +206,5 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
       await closeServices(services);
       services.log.info('gateway.stopped', { instance: services.instanceId });
     })());
-  return { services, server, url, demoKey, demoSignIn: demo?.signIn, stop };
+  return { services, server, url, demoKey, demoSignIn: demo?.signIn, requestsInFlight: () => state.inFlight, stop };
 }
