@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import os from 'node:os';
 import type { Server } from 'node:http';
 import { createServer } from 'node:http';
 import { migrateToLatest, openDatabase, type DatabaseHandle } from '../db/client.js';
@@ -17,6 +18,7 @@ import { DiscountSettings, SETTINGS_CHANNEL } from './billing/discount-settings.
 import { createRateLimiter } from './ratelimit/rate-limiter.js';
 import { IpAllowlist } from './auth/ip-allowlist.js';
 import { UploadStore } from './uploads/upload-store.js';
+import { removeStaleScratchFolders } from './scratch-folders.js';
 import { openVideoStorage } from './videos/open-video-storage.js';
 import { VideoWorker } from './videos/video-worker.js';
 import { GeneratedImageStore } from './images/generated-image-store.js';
@@ -101,6 +103,9 @@ export async function buildServices(config: GatewayConfig, options: StartOptions
   const generatedImages = new GeneratedImageStore(db, { ttlSeconds: config.imageUrlTtlSeconds, log });
   await generatedImages.start();
   const providerHealth = new ProviderHealth(config.providerHealth);
+  // Scratch folders of processes of this machine that are gone (a crash, a kill): never a live one's.
+  const stale = await removeStaleScratchFolders([os.tmpdir(), config.uploadDir]);
+  if (stale.length > 0) log.info('scratch.stale_removed', { folders: stale.length });
   const services: Services = {
     config,
     database,
