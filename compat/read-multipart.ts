@@ -68,6 +68,7 @@ export function readMultipart(req: IncomingMessage, spec: MultipartSpec, uploads
     const written: Promise<boolean>[] = [];
     let bytesRead = 0;
     let settled = false;
+    let bodyEnded = false;
     let timer: NodeJS.Timeout | undefined;
 
     const detach = () => {
@@ -100,11 +101,15 @@ export function readMultipart(req: IncomingMessage, spec: MultipartSpec, uploads
     const onData = (chunk: Buffer) => {
       bytesRead += chunk.length;
       if (bytesRead > limits.maxBytes) return fail(tooLarge());
-      if (parser.write(chunk)) return arm();
+      const flowing = parser.write(chunk);
+      // Writing may have ended the reading (a refused part): the rest is being dropped then.
+      if (settled) return;
+      if (flowing) return arm();
       clearTimeout(timer);
       req.pause();
     };
     const onEnd = () => {
+      bodyEnded = true;
       clearTimeout(timer);
       parser.end();
     };
@@ -116,7 +121,7 @@ export function readMultipart(req: IncomingMessage, spec: MultipartSpec, uploads
     const onUploadsEnded = () => fail(clientGone());
 
     parser.on('drain', () => {
-      if (settled) return;
+      if (settled || bodyEnded) return;
       arm();
       req.resume();
     });

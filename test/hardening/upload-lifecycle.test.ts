@@ -31,8 +31,9 @@ let port: number;
 
 beforeAll(async () => {
   uploadDir = mkdtempSync(path.join(os.tmpdir(), 'umg-upload-lifecycle-'));
+  // A stall is cut at 3 s: long enough that a loaded machine's pauses in a valid upload are not one.
   gateway = await startTestGateway({
-    env: { UPLOAD_DIR: uploadDir, UPLOAD_BUDGET_BYTES: String(BUDGET), UPLOAD_LIMIT_BYTES: String(LIMIT), BODY_IDLE_TIMEOUT_MS: '1000' },
+    env: { UPLOAD_DIR: uploadDir, UPLOAD_BUDGET_BYTES: String(BUDGET), UPLOAD_LIMIT_BYTES: String(LIMIT), BODY_IDLE_TIMEOUT_MS: '3000' },
   });
   ({ key } = await gateway.createAccountWithKey());
   port = Number(new URL(gateway.url).port);
