@@ -18,7 +18,7 @@ import { readJsonBody, type BodyLimits } from './read-body.js';
 import { BodyBudget } from './body-budget.js';
 import { ROUTES } from './routes.js';
 import { writeAnswer } from './write-answer.js';
-import { readMultipart, type MultipartBody } from './read-multipart.js';
+import { readMultipart, type MultipartBody, type MultipartLimits, type MultipartSpec } from './read-multipart.js';
 import { serveDashboard } from './dashboard-static.js';
 import { sessionAccountAuth } from '../server/dashboard/session-auth.js';
 import type { WebRequest } from '../server/context.js';
@@ -62,6 +62,7 @@ export function createApp(services: Services, state: AppState = { inFlight: 0, d
     maxDepth: limits.maxJsonDepth,
     budget: new BodyBudget(limits.bodyBudgetBytes),
   };
+  const multipartLimits: MultipartLimits = { maxBytes: services.config.uploadLimitBytes, idleTimeoutMs: limits.bodyIdleTimeoutMs };
 
   function buildContext(ctx: Koa.Context, requestId: string, signal: AbortSignal, extra: { canStream: boolean; auth?: Context['auth'] }): Context {
     const req = ctx.req;
@@ -186,6 +187,25 @@ export function createApp(services: Services, state: AppState = { inFlight: 0, d
   router.get('/dashboard', (ctx) => serveDashboard(ctx));
   router.get('/dashboard/{*rest}', (ctx) => serveDashboard(ctx));
 
+  /**
+   * A route's multipart body. Its uploads live as long as the request, from
+   * the first byte: removed, and their budget given back, when the answer
+   * ends or the connection goes, whichever way the request ends.
+   */
+  async function readForm(ctx: Koa.Context, spec: MultipartSpec): Promise<MultipartBody> {
+    const uploads = services.uploads.forRequest();
+    ctx.res.once('close', () => {
+      uploads.end().catch((error: Error) => services.log.error('uploads.release_failed', { requestId: ctx.state.requestId as string, message: error.message }));
+    });
+    try {
+      return await readMultipart(ctx.req, spec, uploads, multipartLimits);
+    } catch (error) {
+      // A client that stalled is not kept on a connection it does not use.
+      if (error instanceof GatewayError && error.code === 'REQUEST_TIMEOUT') ctx.set('connection', 'close');
+      throw error;
+    }
+  }
+
   for (const route of ROUTES) {
     const handler = async (ctx: Koa.Context) => {
       ctx.state.family = route.family;
@@ -204,9 +224,7 @@ export function createApp(services: Services, state: AppState = { inFlight: 0, d
         body = read.value;
         ctx.res.once('close', read.release);
       }
-      const form = bodyKind === 'multipart' ? await readMultipart(ctx.req, route.multipart!, services.uploads, services.config.uploadLimitBytes) : EMPTY_FORM;
-      // Uploads live as long as their request.
-      if (form !== EMPTY_FORM) ctx.res.once('close', () => void services.uploads.release(Object.values(form.files).flat().map((file) => file.id)));
+      const form = bodyKind === 'multipart' ? await readForm(ctx, route.multipart!) : EMPTY_FORM;
       const context = buildContext(ctx, ctx.state.requestId as string, controller.signal, { canStream: true, ...(auth ? { auth } : {}) });
       const caller = createCaller(context);
       const params: Record<string, string> = {};

@@ -24,7 +24,7 @@ export interface GatewayConfig {
   bodyLimitBytes: number;
   /** Largest multipart body (uploads go to disk, not memory). */
   uploadLimitBytes: number;
-  /** Where uploads are kept while their request runs. */
+  /** Where uploads are kept while their request runs: each instance in a scratch folder of its own in it (see scratch-folders.ts). */
   uploadDir: string;
   /** Most upload bytes held on disk at once across requests (503 past it). */
   uploadBudgetBytes: number;
@@ -243,7 +243,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     databaseConnectTimeoutMs: integer(env, 'DATABASE_CONNECT_TIMEOUT_MS', 5_000),
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 20 * 1024 * 1024),
     uploadLimitBytes: integer(env, 'UPLOAD_LIMIT_BYTES', 256 * 1024 * 1024),
-    uploadDir: path.resolve(env.UPLOAD_DIR || path.join(os.tmpdir(), `umg-uploads-${process.pid}`)),
+    uploadDir: path.resolve(env.UPLOAD_DIR || os.tmpdir()),
     uploadBudgetBytes: integer(env, 'UPLOAD_BUDGET_BYTES', 2 * 1024 * 1024 * 1024),
     shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 10_000),
     limits: {

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import os from 'node:os';
 import type { Server } from 'node:http';
 import { createServer } from 'node:http';
 import { migrateToLatest, openDatabase, type DatabaseHandle } from '../db/client.js';
@@ -17,6 +18,7 @@ import { DiscountSettings, SETTINGS_CHANNEL } from './billing/discount-settings.
 import { createRateLimiter } from './ratelimit/rate-limiter.js';
 import { IpAllowlist } from './auth/ip-allowlist.js';
 import { UploadStore } from './uploads/upload-store.js';
+import { removeStaleScratchFolders } from './scratch-folders.js';
 import { openVideoStorage } from './videos/open-video-storage.js';
 import { VideoWorker } from './videos/video-worker.js';
 import { GeneratedImageStore } from './images/generated-image-store.js';
@@ -32,7 +34,9 @@ export interface RunningGateway {
   demoKey?: string;
   /** The demo account owner's dashboard sign-in, printed once with the key. */
   demoSignIn?: DemoAccount['signIn'];
-  /** Stops accepting, finishes in-flight work up to the grace period, flushes, closes the database. */
+  /** Requests being answered (graceful shutdown waits for them). */
+  requestsInFlight(): number;
+  /** Stops accepting, finishes in-flight work up to the grace period, flushes, closes the database, removes its scratch folders. */
   stop(): Promise<void>;
 }
 
@@ -99,6 +103,9 @@ export async function buildServices(config: GatewayConfig, options: StartOptions
   const generatedImages = new GeneratedImageStore(db, { ttlSeconds: config.imageUrlTtlSeconds, log });
   await generatedImages.start();
   const providerHealth = new ProviderHealth(config.providerHealth);
+  // Scratch folders of processes of this machine that are gone (a crash, a kill): never a live one's.
+  const stale = await removeStaleScratchFolders([os.tmpdir(), config.uploadDir]);
+  if (stale.length > 0) log.info('scratch.stale_removed', { folders: stale.length });
   const services: Services = {
     config,
     database,
@@ -111,7 +118,7 @@ export async function buildServices(config: GatewayConfig, options: StartOptions
     upstream: new UpstreamClient(log),
     discounts,
     rateLimiter,
-    uploads: new UploadStore(config.uploadDir, config.uploadBudgetBytes),
+    uploads: UploadStore.open(config.uploadDir, config.uploadBudgetBytes),
     generatedImages,
     log,
     adminTokenHash,
@@ -137,6 +144,7 @@ export async function closeServices(services: Services): Promise<void> {
   await services.billing.stop().catch((error: Error) => services.log.error('billing.stop_failed', { message: error.message }));
   await services.keyUsage.stop().catch(() => undefined);
   await services.generatedImages.stop().catch(() => undefined);
+  await services.uploads.close().catch((error: Error) => services.log.error('uploads.close_failed', { message: error.message }));
   await services.upstream.close();
   await services.rateLimiter.close().catch(() => undefined);
   await services.observability.close();
@@ -203,5 +211,5 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
       await closeServices(services);
       services.log.info('gateway.stopped', { instance: services.instanceId });
     })());
-  return { services, server, url, demoKey, demoSignIn: demo?.signIn, stop };
+  return { services, server, url, demoKey, demoSignIn: demo?.signIn, requestsInFlight: () => state.inFlight, stop };
 }

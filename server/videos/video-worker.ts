@@ -18,11 +18,9 @@
  * - Between polls the job is not leased at all: its next poll time is in the
  *   row, and whichever instance is free then polls.
  */
-import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
+import { scratchFolderPath } from '../scratch-folders.js';
 import { findJobHold } from '../../db/queries/job-holds.queries.js';
 import {
   claimDueVideos,
@@ -90,7 +88,7 @@ export class VideoWorker {
     /** Where finished videos are kept. */
     readonly storage: VideoStorage,
   ) {
-    this.workDirectory = path.join(os.tmpdir(), `umg-video-work-${process.pid}-${randomBytes(6).toString('hex')}`);
+    this.workDirectory = scratchFolderPath('video-work');
   }
 
   /** Starts claiming jobs (after the services are built: the jobs use them). */
