@@ -256,6 +256,8 @@ export interface VideosTable {
   created_at: Generated<Date>;
   completed_at: Date | null;
   updated_at: Generated<Date>;
+  /** When the finished video's files are deleted (VIDEO_RETENTION_HOURS after it finished); null: kept for ever. Past and `assets` null: they were. */
+  expires_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 /**

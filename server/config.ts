@@ -106,6 +106,14 @@ export interface VideoConfig {
   maxAttempts: number;
   /** Largest file downloaded from a provider (video, thumbnail, spritesheet), bytes. */
   maxAssetBytes: number;
+  /** Jobs of one account at the provider at once (every instance together); its further jobs wait their turn. */
+  maxRunningPerAccount: number;
+  /** Unfinished videos (pending or processing) one account may have; a create past it answers 429. */
+  maxQueuedPerAccount: number;
+  /** How long a finished video's files are kept, ms; 0: for ever. */
+  retentionMs: number;
+  /** How often an instance looks for videos whose files have expired, ms. */
+  retentionSweepMs: number;
 }
 
 export interface ConnectionLimits {
@@ -197,6 +205,10 @@ function readVideoConfig(env: NodeJS.ProcessEnv): VideoConfig {
     concurrency: Math.max(1, integer(env, 'VIDEO_CONCURRENCY', 4)),
     maxAttempts: Math.max(1, integer(env, 'VIDEO_MAX_ATTEMPTS', 5)),
     maxAssetBytes: integer(env, 'VIDEO_MAX_BYTES', 1024 * 1024 * 1024),
+    maxRunningPerAccount: Math.max(1, integer(env, 'VIDEO_MAX_RUNNING_PER_ACCOUNT', 4)),
+    maxQueuedPerAccount: Math.max(1, integer(env, 'VIDEO_MAX_QUEUED_PER_ACCOUNT', 100)),
+    retentionMs: Math.round(integer(env, 'VIDEO_RETENTION_HOURS', 168) * 3_600_000),
+    retentionSweepMs: Math.max(100, integer(env, 'VIDEO_RETENTION_SWEEP_MS', 60_000)),
   };
 }
 

@@ -26,6 +26,7 @@ export type GatewayErrorCode =
   | 'MODEL_NOT_FOUND'
   | 'METHOD_NOT_ALLOWED'
   | 'VIDEO_NOT_READY'
+  | 'VIDEO_EXPIRED'
   | 'REQUEST_TIMEOUT'
   | 'RANGE_NOT_SATISFIABLE'
   | 'PAYLOAD_TOO_LARGE'
@@ -66,6 +67,8 @@ export const ERROR_TABLE: Record<GatewayErrorCode, { status: number; trpc: TRPC_
   METHOD_NOT_ALLOWED: { status: 405, trpc: 'METHOD_NOT_SUPPORTED' },
   REQUEST_TIMEOUT: { status: 408, trpc: 'TIMEOUT' },
   VIDEO_NOT_READY: { status: 409, trpc: 'CONFLICT' },
+  // Not in GAPS.md: the content of a video whose files were deleted at its `expires_at` (the SDK's NotFoundError).
+  VIDEO_EXPIRED: { status: 404, trpc: 'NOT_FOUND' },
   // Not in GAPS.md: a download's Range lies past the end of the file (RFC 9110 §15.5.17).
   RANGE_NOT_SATISFIABLE: { status: 416, trpc: 'BAD_REQUEST' },
   PAYLOAD_TOO_LARGE: { status: 413, trpc: 'PAYLOAD_TOO_LARGE' },

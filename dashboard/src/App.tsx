@@ -20,13 +20,16 @@ interface Page {
   render: (me: Me) => ReactNode;
 }
 
+/** Owners change their account's keys, allowlist and videos; nobody changes a disabled account's (the server refuses it too). */
+const canChange = (me: Me) => me.user.role === 'owner' && !me.account?.disabled;
+
 const OWNER_PAGES: Page[] = [
-  { path: '/keys', title: 'API keys', render: (me) => <Keys canChange={me.user.role === 'owner'} /> },
-  { path: '/allowlist', title: 'IP allowlist', render: (me) => <Allowlist canChange={me.user.role === 'owner'} /> },
+  { path: '/keys', title: 'API keys', render: (me) => <Keys canChange={canChange(me)} /> },
+  { path: '/allowlist', title: 'IP allowlist', render: (me) => <Allowlist canChange={canChange(me)} /> },
   { path: '/credits', title: 'Credits', render: () => <Credits /> },
   { path: '/usage', title: 'Usage', render: () => <Usage /> },
   { path: '/discounts', title: 'Discounts', render: () => <Discounts /> },
-  { path: '/videos', title: 'Videos', render: (me) => <Videos canChange={me.user.role === 'owner'} /> },
+  { path: '/videos', title: 'Videos', render: (me) => <Videos canChange={canChange(me)} /> },
 ];
 
 const STAFF_PAGES: Page[] = [
@@ -92,7 +95,7 @@ export function App() {
         <p className="who">
           {signedIn.user.email} ({signedIn.user.role}
           {signedIn.account ? ` of ${signedIn.account.name}` : ''})
-          {signedIn.account?.disabled ? <strong className="error"> — this account is disabled</strong> : null}
+          {signedIn.account?.disabled ? <strong className="error"> — this account is disabled (read only)</strong> : null}
         </p>
         <button type="button" onClick={() => void signOut(false)}>
           Sign out

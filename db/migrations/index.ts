@@ -8,6 +8,7 @@ import * as generatedImages from './2026-11-23T0100-generated-images.js';
 import * as restrictedFamily from './2026-11-24T0100-restricted-family.js';
 import * as usersSessions from './2026-11-24T0200-users-sessions.js';
 import * as settlement from './2026-11-24T0400-settlement.js';
+import * as videoFairnessRetention from './2026-11-25T0100-video-fairness-retention.js';
 
 /** Migrations in order; names sort by their timestamp. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -20,6 +21,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-11-24T0100-restricted-family': restrictedFamily,
   '2026-11-24T0200-users-sessions': usersSessions,
   '2026-11-24T0400-settlement': settlement,
+  '2026-11-25T0100-video-fairness-retention': videoFairnessRetention,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -4,8 +4,8 @@
  * job's own steps, only while the caller holds the lease (`locked_by`), so
  * an instance that lost its lease (or a deleted video) changes nothing.
  */
-import { sql, type Insertable } from 'kysely';
-import type { Video, VideoAssetsRecord, VideosTable } from '../schema.js';
+import { sql, type Insertable, type Kysely } from 'kysely';
+import type { Database, Video, VideoAssetsRecord, VideosTable } from '../schema.js';
 import type { Executor } from './executor.js';
 
 const UNFINISHED = ['pending', 'processing'];
@@ -63,28 +63,88 @@ export function deleteVideo(db: Executor, id: string, accountId: string): Promis
   return db.deleteFrom('videos').where('id', '=', id).where('account_id', '=', accountId).returningAll().executeTakeFirst();
 }
 
+/** What one claim of due jobs may take. */
+export interface VideoClaim {
+  instanceId: string;
+  /** Jobs this instance has room for. */
+  limit: number;
+  leaseMs: number;
+  /** Jobs of one account at the provider at once, every instance together. */
+  maxRunningPerAccount: number;
+}
+
+/** Serialises claims across instances (pg_try_advisory_xact_lock(727001) is the reset sweep's). */
+const CLAIM_LOCK = 727002;
+
 /**
  * Takes up to `limit` due, unfinished jobs whose lease is free or ran out
- * (its instance died or stalled), and leases them to `instanceId`. `SKIP
- * LOCKED`: instances claiming at the same time take different jobs and never
- * wait on each other; the outer conditions are checked again on the locked
- * rows, so a job is leased to one instance at a time.
+ * (its instance died or stalled), and leases them to the instance.
+ *
+ * Fair across accounts: an account's jobs *running* are its `processing`
+ * ones (the provider has them) and its `pending` ones leased right now (being
+ * sent); a `pending` job is taken only while its account stays within
+ * `maxRunningPerAccount`, and jobs are taken round-robin: each account's
+ * next pending job has the turn "its running jobs + its place in the
+ * account's queue", each due poll its place among the account's polls, and
+ * the lowest turns go first. One account's flood waits behind its own cap
+ * while another account's first job has turn 1.
+ *
+ * The cap holds across instances because claims take turns (a transaction
+ * lock, held for this one statement): a claim counts with every earlier
+ * claim committed. `SKIP LOCKED` leaves rows another transaction is changing
+ * (a delete, a step's write) to the next claim; the outer conditions are
+ * checked again on the locked rows, so a job is leased to one instance at a
+ * time.
  */
-export async function claimDueVideos(db: Executor, instanceId: string, limit: number, leaseMs: number): Promise<Video[]> {
-  const result = await sql<Video>`
-    UPDATE videos SET locked_by = ${instanceId}, locked_until = ${afterMs(leaseMs)}, updated_at = now()
-    WHERE id IN (
-      SELECT id FROM videos
-      WHERE status IN ('pending', 'processing') AND run_after <= now()
+export async function claimDueVideos(db: Kysely<Database>, claim: VideoClaim): Promise<Video[]> {
+  if (claim.limit <= 0) return [];
+  return db.transaction().execute(async (trx) => {
+    await sql`SELECT pg_advisory_xact_lock(${CLAIM_LOCK})`.execute(trx);
+    const result = await sql<Video>`
+      WITH running AS (
+        SELECT account_id, count(*) AS n FROM videos
+        WHERE status = 'processing' OR (status = 'pending' AND locked_until >= now())
+        GROUP BY account_id
+      ),
+      due AS (
+        SELECT id, account_id, status, run_after,
+          row_number() OVER (PARTITION BY account_id, status ORDER BY run_after, id) AS place
+        FROM videos
+        WHERE status IN ('pending', 'processing') AND run_after <= now()
+          AND (locked_until IS NULL OR locked_until < now())
+      ),
+      turns AS (
+        SELECT due.id, due.run_after,
+          CASE WHEN due.status = 'processing' THEN due.place ELSE coalesce(running.n, 0) + due.place END AS turn
+        FROM due LEFT JOIN running ON running.account_id = due.account_id
+        WHERE due.status = 'processing' OR coalesce(running.n, 0) + due.place <= ${claim.maxRunningPerAccount}
+        ORDER BY turn, due.run_after, due.id
+        LIMIT ${claim.limit}
+      )
+      UPDATE videos SET locked_by = ${claim.instanceId}, locked_until = ${afterMs(claim.leaseMs)}, updated_at = now()
+      WHERE id IN (SELECT videos.id FROM videos JOIN turns ON turns.id = videos.id FOR UPDATE OF videos SKIP LOCKED)
+        AND status IN ('pending', 'processing')
         AND (locked_until IS NULL OR locked_until < now())
-      ORDER BY run_after, id
-      LIMIT ${limit}
-      FOR UPDATE SKIP LOCKED
-    )
-      AND status IN ('pending', 'processing')
-      AND (locked_until IS NULL OR locked_until < now())
-    RETURNING *`.execute(db);
-  return result.rows;
+      RETURNING *`.execute(trx);
+    return result.rows;
+  });
+}
+
+/**
+ * The account's unfinished videos (pending or processing). In a transaction
+ * with `lock`, counted after locking the account's row: creates of one
+ * account then take turns, so a bound on the count holds however many
+ * instances create at once.
+ */
+export async function countUnfinishedVideos(db: Executor, accountId: string, lock: boolean): Promise<number> {
+  if (lock) await sql`SELECT 1 FROM accounts WHERE id = ${accountId} FOR NO KEY UPDATE`.execute(db);
+  const row = await db
+    .selectFrom('videos')
+    .select((eb) => eb.fn.countAll<string>().as('count'))
+    .where('account_id', '=', accountId)
+    .where('status', 'in', UNFINISHED)
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
 }
 
 /** Extends this instance's leases on `ids`; answers the ids it still holds (a deleted or finished job is not among them). */
@@ -169,8 +229,16 @@ export async function scheduleVideoRetry(db: Executor, update: { id: string; ins
   return row?.attempts;
 }
 
-/** `processing → completed`, with the stored files; ends the job. */
-export async function markVideoCompleted(db: Executor, update: { id: string; instanceId: string; duration: number; assets: VideoAssetsRecord }): Promise<boolean> {
+/** When a video finishing now has its files deleted: `retentionMs` from now, or never (0). */
+function expiryAfter(retentionMs: number) {
+  return retentionMs > 0 ? afterMs(retentionMs) : null;
+}
+
+/** `processing → completed`, with the stored files (kept `retentionMs`, 0: for ever); ends the job. */
+export async function markVideoCompleted(
+  db: Executor,
+  update: { id: string; instanceId: string; duration: number; assets: VideoAssetsRecord; retentionMs: number },
+): Promise<boolean> {
   const result = await db
     .updateTable('videos')
     .set({
@@ -179,6 +247,7 @@ export async function markVideoCompleted(db: Executor, update: { id: string; ins
       progress: 100,
       assets: JSON.stringify(update.assets),
       completed_at: sql`now()`,
+      expires_at: expiryAfter(update.retentionMs),
       locked_by: null,
       locked_until: null,
       updated_at: sql`now()`,
@@ -190,11 +259,11 @@ export async function markVideoCompleted(db: Executor, update: { id: string; ins
   return result.numUpdatedRows === 1n;
 }
 
-/** `pending|processing → failed` with the reason; ends the job. */
-export async function markVideoFailed(db: Executor, update: { id: string; instanceId: string; error: string }): Promise<boolean> {
+/** `pending|processing → failed` with the reason; ends the job (its input reference is kept `retentionMs`, 0: for ever). */
+export async function markVideoFailed(db: Executor, update: { id: string; instanceId: string; error: string; retentionMs: number }): Promise<boolean> {
   const result = await db
     .updateTable('videos')
-    .set({ status: 'failed', error: update.error, locked_by: null, locked_until: null, updated_at: sql`now()` })
+    .set({ status: 'failed', error: update.error, expires_at: expiryAfter(update.retentionMs), locked_by: null, locked_until: null, updated_at: sql`now()` })
     .where('id', '=', update.id)
     .where('status', 'in', UNFINISHED)
     .where('locked_by', '=', update.instanceId)

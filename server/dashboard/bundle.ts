@@ -48,12 +48,17 @@ export async function ensureDashboardBundle(log: (message: string) => void = () 
   const { build } = await import('vite');
   // Built beside and moved in at once, so a gateway serving the old bundle (or a second build racing this one) never sees half of one.
   const staging = `${DASHBOARD_DIST}.building-${process.pid}-${Date.now()}`;
+  // Vite and the React plugin take a production build (JSX without jsxDEV) from NODE_ENV alone: under the test runner (NODE_ENV=test) the page would not start.
+  const nodeEnv = process.env.NODE_ENV;
+  process.env.NODE_ENV = 'production';
   try {
     await build({ configFile: path.join(DASHBOARD_ROOT, 'vite.config.ts'), root: DASHBOARD_ROOT, logLevel: 'warn', build: { outDir: staging, emptyOutDir: true } });
     writeFileSync(path.join(staging, '.source-hash'), `${hash}\n`);
     rmSync(DASHBOARD_DIST, { recursive: true, force: true });
     renameSync(staging, DASHBOARD_DIST);
   } finally {
+    if (nodeEnv === undefined) delete process.env.NODE_ENV;
+    else process.env.NODE_ENV = nodeEnv;
     rmSync(staging, { recursive: true, force: true });
   }
   log(`Dashboard built in ${((Date.now() - started) / 1000).toFixed(1)} s (${statSync(path.join(DASHBOARD_DIST, 'index.html')).size} bytes of page).`);

@@ -1,6 +1,7 @@
 import { timingSafeEqual, createHash } from 'node:crypto';
 import type { AuthContext } from '../auth/authenticate.js';
 import { authorizeRequest } from '../auth/authorize.js';
+import { accountAuthOf } from '../dashboard/session-auth.js';
 import { requireSession } from '../dashboard/sessions.js';
 import { GatewayError } from '../errors.js';
 import { baseProcedure, errorConversion, middleware, toTRPCError } from '../trpc.js';
@@ -62,15 +63,10 @@ export const sessionProcedure = publicProcedure.use(async ({ ctx, next, type }) 
  * Dashboard procedures on the session's own account (owners and members):
  * `ctx.auth` is that account as an API key would see it, so the services of
  * the key-authorised procedures serve it unchanged. The account never comes
- * from the client.
+ * from the client. The account's allowlist and its being disabled hold here
+ * as for its keys (session-auth.ts).
  */
-export const accountSessionProcedure = sessionProcedure.use(async ({ ctx, next }) => {
-    const { user } = ctx.session;
-    if (!user.account_id) throw new GatewayError('FORBIDDEN', 'Staff users have no account of their own; use the staff pages.');
-    const account = await ctx.services.authCache.getAccount(user.account_id);
-    if (!account) throw new GatewayError('NOT_FOUND', 'The account of this user no longer exists.');
-    return next({ ctx: { auth: { key: { id: `session:${user.id}`, accountId: account.id, usable: true }, account } } });
-});
+export const accountSessionProcedure = sessionProcedure.use(async ({ ctx, next, type }) => next({ ctx: { auth: await accountAuthOf(ctx, ctx.session.user, type) } }));
 
 /** Changes only an account's owner may make (keys, allowlist, deleting videos). */
 export const ownerSessionProcedure = accountSessionProcedure.use(({ ctx, next }) => {

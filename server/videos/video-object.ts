@@ -40,7 +40,8 @@ export function toPublicVideo(row: VideoRow): Video {
     progress: row.progress,
     created_at: unixSeconds(row.created_at)!,
     completed_at: row.status === 'completed' ? unixSeconds(row.completed_at) : null,
-    expires_at: null,
+    // When the files are (or were) deleted; a failed video's has no files to download.
+    expires_at: row.status === 'completed' ? unixSeconds(row.expires_at) : null,
     error: row.status === 'failed' ? (row.error ?? 'The video generation failed.') : null,
     remixed_from_video_id: null,
   };

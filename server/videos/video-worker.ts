@@ -17,6 +17,8 @@
  *   take its jobs over. A stopping instance hands its leases back at once.
  * - Between polls the job is not leased at all: its next poll time is in the
  *   row, and whichever instance is free then polls.
+ * - Accounts take turns, each with at most VIDEO_MAX_RUNNING_PER_ACCOUNT jobs
+ *   running across all instances (claimDueVideos).
  */
 import { mkdirSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
@@ -46,6 +48,7 @@ import type { UpstreamFile, UpstreamVideo, VideoJobRef, VideoVariant } from '../
 import type { Services } from '../services.js';
 import { createTransport } from '../upstream/transport.js';
 import { copyVideoAsset, deleteVideoAssets, readStoredAsset } from './video-assets.js';
+import { VideoRetention } from './video-retention.js';
 import { buildVideoUsageEntry } from './video-usage.js';
 import type { VideoStorage } from './video-storage.js';
 
@@ -83,6 +86,8 @@ export class VideoWorker {
   private lastClaimFailureLog = 0;
   private stopping = false;
   private readonly workDirectory: string;
+  /** Deletes finished videos' files once they expire. */
+  readonly retention = new VideoRetention();
 
   constructor(
     /** Where finished videos are kept. */
@@ -100,6 +105,7 @@ export class VideoWorker {
     this.tickTimer.unref();
     this.leaseTimer = setInterval(() => void this.renewLeases(), Math.max(250, Math.floor(leaseMs / 4)));
     this.leaseTimer.unref();
+    this.retention.start(services);
     this.nudge();
   }
 
@@ -135,6 +141,7 @@ export class VideoWorker {
     this.stopping = true;
     clearInterval(this.tickTimer);
     clearInterval(this.leaseTimer);
+    await this.retention.stop();
     for (const timer of this.wakeups) clearTimeout(timer);
     this.wakeups.clear();
     // A claim under way hands back what it got (see tick).
@@ -158,7 +165,8 @@ export class VideoWorker {
         const free = services.config.videos.concurrency - this.running.size;
         if (free <= 0 || this.stopping) break;
         const claimedAt = Date.now();
-        const jobs = await claimDueVideos(services.db, services.instanceId, free, services.config.videos.leaseMs);
+        const { leaseMs, maxRunningPerAccount } = services.config.videos;
+        const jobs = await claimDueVideos(services.db, { instanceId: services.instanceId, limit: free, leaseMs, maxRunningPerAccount });
         for (const job of jobs) {
           if (this.stopping) await releaseVideoLease(services.db, job.id, services.instanceId);
           else this.launch(job, claimedAt);
@@ -314,7 +322,9 @@ export class VideoWorker {
     // Charged by the real duration, at the discount of the day it was created; never more than was held.
     const cost = Math.min(held, applyDiscount(computeCost(model.price, { ...NOTHING_USED, seconds: duration }), job.discount_percentage));
     const entry = buildVideoUsageEntry(job, model, { usage: { ...NOTHING_USED, seconds: duration }, status: 200, errorCode: null, cost, held, provider: deployment.provider.id });
-    const settled = await services.billing.settleJob(job.id, entry, (trx) => markVideoCompleted(trx, { id: job.id, instanceId: services.instanceId, duration, assets }));
+    const settled = await services.billing.settleJob(job.id, entry, (trx) =>
+      markVideoCompleted(trx, { id: job.id, instanceId: services.instanceId, duration, assets, retentionMs: services.config.videos.retentionMs }),
+    );
     if (settled) {
       services.log.info('video.completed', { video: job.id, provider: deployment.provider.id, duration, cost });
       return;
@@ -327,7 +337,9 @@ export class VideoWorker {
   private async fail(job: VideoRow, model: CatalogModel | undefined, reason: string): Promise<void> {
     const services = this.services!;
     const entry = buildVideoUsageEntry(job, model, { usage: NOTHING_USED, status: 502, errorCode: 'VIDEO_FAILED', cost: 0, held: 0, provider: job.provider_id });
-    const failed = await services.billing.releaseJob(job.id, entry, (trx) => markVideoFailed(trx, { id: job.id, instanceId: services.instanceId, error: reason }));
+    const failed = await services.billing.releaseJob(job.id, entry, (trx) =>
+      markVideoFailed(trx, { id: job.id, instanceId: services.instanceId, error: reason, retentionMs: services.config.videos.retentionMs }),
+    );
     if (failed) services.log.info('video.failed', { video: job.id, provider: job.provider_id, reason });
   }
 

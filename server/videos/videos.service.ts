@@ -5,7 +5,8 @@
  */
 import parseRange from 'range-parser';
 import { fileTypeFromBuffer } from 'file-type';
-import { deleteVideo as deleteVideoRow, findVideo, insertVideo, listVideos as listVideoRows } from '../../db/queries/videos.queries.js';
+import type { Executor } from '../../db/queries/executor.js';
+import { countUnfinishedVideos, deleteVideo as deleteVideoRow, findVideo, insertVideo, listVideos as listVideoRows } from '../../db/queries/videos.queries.js';
 import type { Video as VideoRow, VideoInputReferenceRecord } from '../../db/schema.js';
 import type { BinaryAnswer } from '../answers.js';
 import { applyDiscount, computeCost } from '../billing/money.js';
@@ -15,6 +16,7 @@ import type { Video, VideoContentQuery, VideoCreateRequest, VideoDeleteResult, V
 import type { UploadedFile } from '../uploads/upload-store.js';
 import { newVideoId, toPublicVideo, videoAssetKey } from './video-object.js';
 import { resolveVideoSeconds, resolveVideoSize } from './video-options.js';
+import { assertFilesKept, videoFileKeys } from './video-retention.js';
 import { buildVideoUsageEntry } from './video-usage.js';
 import type { ByteRange } from './video-storage.js';
 
@@ -24,6 +26,8 @@ const REFERENCE_TYPES = new Set(['image/png', 'image/jpeg', 'image/webp', 'video
 const MAX_DATA_URL_BYTES = 16 * 1024 * 1024;
 
 const UNFINISHED = new Set(['pending', 'processing']);
+/** The `retry-after` of a create refused for a full queue: about the time a few jobs take. */
+const QUEUE_FULL_RETRY_AFTER_SECONDS = 30;
 
 /** The video, if it is the caller's: 404 NOT_FOUND when there is none, 403 FORBIDDEN when another account's (GAPS.md). */
 async function findOwnVideo(context: OperationContext, id: string): Promise<VideoRow> {
@@ -78,6 +82,25 @@ async function storeInputReference(context: OperationContext, videoId: string, r
 }
 
 /**
+ * At most `VIDEO_MAX_QUEUED_PER_ACCOUNT` unfinished videos per account:
+ * checked before the input reference is stored, and again in the create's
+ * transaction under the account's lock (exact with several instances). Past
+ * it a create answers 429: the jobs run at most `VIDEO_MAX_RUNNING_PER_ACCOUNT`
+ * at a time, so a longer queue would only wait, holding credit.
+ */
+async function checkQueueRoom(db: Executor, context: OperationContext, lock: boolean): Promise<void> {
+  const { maxQueuedPerAccount } = context.services.config.videos;
+  const unfinished = await countUnfinishedVideos(db, context.auth.account.id, lock);
+  if (unfinished >= maxQueuedPerAccount) {
+    throw new GatewayError(
+      'RATE_LIMITED',
+      `This account already has ${unfinished} unfinished videos, the most it may have queued (${maxQueuedPerAccount}); create more once some have finished.`,
+      { retryAfter: QUEUE_FULL_RETRY_AFTER_SECONDS },
+    );
+  }
+}
+
+/**
  * `POST /v1/videos`: validates against the model, holds the most the video
  * can cost (the model's per-second price × the requested seconds, at today's
  * discount) for the job, records the task and answers it as `pending`.
@@ -90,10 +113,12 @@ export async function createVideo(context: OperationContext, body: VideoCreateRe
   const id = newVideoId();
   const discountPercentage = services.discounts.percentageFor(auth.account.id, model.id, new Date());
   const amount = applyDiscount(computeCost(model.price, { inputTokens: 0, outputTokens: 0, seconds }), discountPercentage);
+  await checkQueueRoom(services.db, context, false);
   const reference = await storeInputReference(context, id, body.input_reference);
   let row: VideoRow | undefined;
   try {
     await services.billing.holdForJob(auth.account.id, amount, id, async (trx) => {
+      await checkQueueRoom(trx, context, true);
       row = await insertVideo(trx, {
         id,
         account_id: auth.account.id,
@@ -156,13 +181,15 @@ export async function getVideo(context: OperationContext, id: string): Promise<V
  * range → 206; a range past the end → 416 with `content-range: bytes
  * *\/size`; several ranges, a malformed header or another unit → the whole
  * file (RFC 9110 lets a server ignore `Range`). Before completion — and for a
- * failed video, which never gets content — 409 VIDEO_NOT_READY.
+ * failed video, which never gets content — 409 VIDEO_NOT_READY; from its
+ * `expires_at` on, 404 VIDEO_EXPIRED (see video-retention.ts).
  */
 export async function readVideoContent(context: OperationContext, query: VideoContentQuery): Promise<BinaryAnswer> {
   if (!context.canStream) {
     throw new GatewayError('INVALID_REQUEST', 'Video content is served on GET /v1/videos/{id}/content, not over /trpc.');
   }
   const row = await findOwnVideo(context, query.id);
+  assertFilesKept(row);
   if (row.status !== 'completed' || !row.assets) {
     const message =
       row.status === 'failed' ? `The video '${row.id}' failed; it has no content.` : `The video '${row.id}' is ${row.status}; its content can be downloaded once it is completed.`;
@@ -221,11 +248,7 @@ export async function deleteVideo(context: OperationContext, id: string): Promis
   services.videos.abort(id);
   const upstream = services.videos.deploymentOfVideo(deleted);
   if (upstream) await services.videos.removeUpstream(upstream.deployment, upstream.jobRef);
-  const keys = [
-    ...(deleted.assets ? [deleted.assets.video.key, deleted.assets.thumbnail.key, deleted.assets.spritesheet.key] : []),
-    ...(deleted.input_reference ? [deleted.input_reference.key] : []),
-  ];
-  for (const key of keys) await services.videoStorage.delete(key);
+  for (const key of videoFileKeys(deleted)) await services.videoStorage.delete(key);
   services.log.info('video.deleted', { video: id, status: deleted.status });
   return { success: true, message: `The video '${id}' and its files were deleted.`, id, object: 'video.deleted', deleted: true };
 }

@@ -9,7 +9,8 @@ import { waitFor } from '../support/wait.js';
 /**
  * The dashboard end to end in a real headless Chromium (Debian's `chromium`;
  * CHROMIUM_PATH overrides): an owner signs in, makes a key, uses it, turns it
- * off, locks out the caller with the allowlist, reads the charge on the usage
+ * off, locks out the caller with the allowlist (keys and its own pages; the
+ * admin lifts it), reads the charge on the usage
  * page; a staff member disables the account. A screenshot of each page goes
  * to test-results/dashboard/ (git-ignored).
  */
@@ -80,7 +81,8 @@ describe('dashboard in Chromium', () => {
     await page.getByRole('button', { name: 'Disable browser' }).waitFor();
     await untilAnswer(gw.url, key, 200, null);
 
-    // An allowlist without the caller's address (a warning first, accepted) → IP_ACCESS_DENIED.
+    // An allowlist without the caller's address (a warning first, accepted) → IP_ACCESS_DENIED, for the
+    // keys and for this session's account pages alike: the owner cannot undo it from here; staff can.
     await page.getByRole('link', { name: 'IP allowlist' }).click();
     await expect.poll(() => page.getByTestId('your-address').textContent()).toBe('127.0.0.1');
     await page.getByLabel('Address or range').fill('203.0.113.0/24');
@@ -91,6 +93,10 @@ describe('dashboard in Chromium', () => {
     await untilAnswer(gw.url, key, 403, 'IP_ACCESS_DENIED');
     await page.getByRole('button', { name: 'Remove 203.0.113.0/24' }).click();
     await page.getByRole('button', { name: 'Save allowlist' }).click();
+    await page.getByRole('alert').filter({ hasText: 'IP_ACCESS_DENIED' }).waitFor();
+    await untilAnswer(gw.url, key, 403, 'IP_ACCESS_DENIED');
+    await adminClient(gw.url, gw.adminToken).admin.accounts.setIpAllowlist.mutate({ account_id: account.accountId, ip_allowlist: [] });
+    await page.reload();
     await page.getByText('Every address is allowed.').waitFor();
     await untilAnswer(gw.url, key, 200, null);
 
@@ -128,6 +134,13 @@ describe('dashboard in Chromium', () => {
     await shoot(staffPage, 'staff-accounts');
     await untilAnswer(gw.url, key, 403, 'ACCOUNT_DISABLED');
     await untilAnswer(gw.url, account.key, 403, 'ACCOUNT_DISABLED');
+    // The owner still reads the disabled account's pages, without the buttons that would change it.
+    await page.reload();
+    await page.getByText('this account is disabled (read only)').waitFor();
+    await page.getByRole('link', { name: 'API keys' }).click();
+    await page.getByRole('heading', { name: 'API keys' }).waitFor();
+    await page.getByRole('cell', { name: 'browser', exact: true }).waitFor();
+    expect(await page.getByRole('button', { name: 'Create key' }).count()).toBe(0);
 
     // Sign out ends the session: the page is the sign-in form again, and the old cookie is refused.
     await page.getByRole('button', { name: 'Sign out', exact: true }).click();

@@ -28,6 +28,11 @@ afterAll(async () => {
   await gateway?.close();
 });
 
+/** A claim as an instance's loop makes it, with a per-account cap that does not bind here. */
+function claim(instanceId: string, limit: number, maxRunningPerAccount = 100) {
+  return claimDueVideos(gateway.gateway.services.db, { instanceId, limit, leaseMs: 60_000, maxRunningPerAccount });
+}
+
 async function insertPending(accountId: string, id = newVideoId(), executor: Executor = gateway.gateway.services.db): Promise<string> {
   await insertVideo(executor, {
     id,
@@ -91,21 +96,67 @@ describe('the video job queue', () => {
     const { accountId } = await gateway.createAccountWithKey();
     const ids = new Set<string>();
     for (let index = 0; index < 6; index++) ids.add(await insertPending(accountId));
-    const [first, second] = await Promise.all([claimDueVideos(db, 'instance-a', 6, 60_000), claimDueVideos(db, 'instance-b', 6, 60_000)]);
+    const [first, second] = await Promise.all([claim('instance-a', 6), claim('instance-b', 6)]);
     const claimed = [...first, ...second].map((row) => row.id).filter((id) => ids.has(id));
     expect(claimed.sort()).toEqual([...ids].sort());
-    expect(await claimDueVideos(db, 'instance-c', 6, 60_000)).toEqual([]);
+    expect(await claim('instance-c', 6)).toEqual([]);
 
     // instance-a stops renewing (it died): once its leases run out, instance-c takes its jobs.
     const ofA = first.map((row) => row.id).filter((id) => ids.has(id));
     await db.updateTable('videos').set({ locked_until: sql<Date>`now() - interval '1 second'` }).where('locked_by', '=', 'instance-a').execute();
-    const takenOver = await claimDueVideos(db, 'instance-c', 6, 60_000);
+    const takenOver = await claim('instance-c', 6);
     expect(takenOver.map((row) => row.id).sort()).toEqual(ofA.sort());
     // instance-a, back from its stall, no longer holds them and changes nothing.
     expect(await renewVideoLeases(db, 'instance-a', ofA, 60_000)).toEqual(new Set());
     if (ofA.length > 0) {
       expect(await markVideoProcessing(db, { id: ofA[0]!, instanceId: 'instance-a', providerId: 'mock', upstreamModel: 'm', providerJobId: 'x', progress: 0 })).toBe(false);
       expect(await markVideoProcessing(db, { id: ofA[0]!, instanceId: 'instance-c', providerId: 'mock', upstreamModel: 'm', providerJobId: 'x', progress: 0 })).toBe(true);
+    }
+  });
+
+  it('claims round-robin across accounts, never past the per-account cap of running jobs', async () => {
+    const { db } = gateway.gateway.services;
+    // This test counts every claimable job: the earlier tests' ones go.
+    await db.deleteFrom('videos').execute();
+    const flood = (await gateway.createAccountWithKey()).accountId;
+    const other = (await gateway.createAccountWithKey()).accountId;
+    const floodIds: string[] = [];
+    for (let index = 0; index < 8; index++) floodIds.push(await insertPending(flood));
+    // Queued after the whole flood.
+    const otherIds = [await insertPending(other), await insertPending(other)];
+    const owner = new Map([...floodIds.map((id) => [id, 'flood'] as const), ...otherIds.map((id) => [id, 'other'] as const)]);
+
+    // One job per claim, as instances take them when a slot frees: the accounts take turns, each up to the cap of 2.
+    const order: string[] = [];
+    for (let index = 0; index < 6; index++) for (const row of await claim(`instance-${index % 2}`, 1, 2)) order.push(owner.get(row.id)!);
+    expect(order).toEqual(['flood', 'other', 'flood', 'other']);
+
+    // A job at the provider (`processing`) still counts as running without a lease, between its polls.
+    const [first] = floodIds;
+    await db.updateTable('videos').set({ status: 'processing', locked_by: null, locked_until: null, run_after: sql<Date>`now() + interval '1 hour'` }).where('id', '=', first!).execute();
+    expect(await claim('instance-0', 5, 2)).toEqual([]);
+    // A finished job frees one slot of its account, for its next job in line.
+    await db.updateTable('videos').set({ status: 'failed' }).where('id', '=', first!).execute();
+    const next = await claim('instance-1', 5, 2);
+    expect(next.map((row) => row.id)).toEqual([floodIds[2]]);
+  });
+
+  it('holds the cap across instances claiming at the same moment, each claim counting the ones before it', async () => {
+    const { db } = gateway.gateway.services;
+    // A few rounds: on PostgreSQL the first claims also open the pool's connections, and barely overlap.
+    for (let round = 0; round < 3; round++) {
+      const accounts = [(await gateway.createAccountWithKey()).accountId, (await gateway.createAccountWithKey()).accountId];
+      const ids = new Set<string>();
+      for (let index = 0; index < 20; index++) ids.add(await insertPending(accounts[index % 2]!));
+      // Eight instances with room for five jobs each claim at once (on PostgreSQL, on eight connections).
+      const claims = await Promise.all(Array.from({ length: 8 }, (_, index) => claim(`racer-${index}`, 5, 3)));
+      expect(claims.flat().filter((row) => ids.has(row.id))).toHaveLength(6);
+      // Each account exactly at its cap: no claim went past it, and none missed the room an earlier one left.
+      for (const accountId of accounts) {
+        const leased = await db.selectFrom('videos').select('id').where('account_id', '=', accountId).where('locked_until', '>', sql<Date>`now()`).execute();
+        expect(leased).toHaveLength(3);
+      }
+      await db.updateTable('videos').set({ status: 'failed', locked_by: null, locked_until: null }).where('account_id', 'in', accounts).execute();
     }
   });
 
@@ -136,10 +187,10 @@ describe('job-owned holds', () => {
     // More than is left: refused, and nothing is held for it.
     await expect(billing.holdForJob(accountId, 800_000, newVideoId(), async () => undefined)).rejects.toMatchObject({ code: 'INSUFFICIENT_CREDITS' });
 
-    const [lease] = await claimDueVideos(db, instanceId, 1, 60_000);
+    const [lease] = await claim(instanceId, 1);
     expect(lease?.id).toBe(id);
     await markVideoProcessing(db, { id, instanceId, providerId: 'mock', upstreamModel: 'mock-video', providerJobId: 'p', progress: 0 });
-    const settle = () => billing.settleJob(id, usageEntry(id, accountId, 200_000), (trx) => markVideoCompleted(trx, { id, instanceId, duration: 2, assets: ASSETS }));
+    const settle = () => billing.settleJob(id, usageEntry(id, accountId, 200_000), (trx) => markVideoCompleted(trx, { id, instanceId, duration: 2, assets: ASSETS, retentionMs: 0 }));
     const results = await Promise.all([settle(), settle()]);
     expect(results.filter(Boolean)).toHaveLength(1);
     // Without the guard, the hold and the usage row already being gone refuse it too.

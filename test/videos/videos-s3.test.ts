@@ -1,9 +1,11 @@
 /**
  * A gateway keeping its videos in an S3-compatible bucket (s3rver): the
  * files of a finished video are stored there, served from there (with
- * Range), and removed from there when the video is deleted.
+ * Range), and removed from there when the video is deleted or its files
+ * expire.
  */
 import { S3Client, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { sql } from 'kysely';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
@@ -62,5 +64,26 @@ describe('videos in an S3-compatible bucket', () => {
 
     await sdk.videos.delete(created.id);
     expect(await objectKeys(`${created.id}/`)).toEqual([]);
+  });
+
+  it('deletes an expired video’s files from the bucket, keeps the record with its expiry, and refuses its content', async () => {
+    const { key } = await gateway.createAccountWithKey({ credits: 10 });
+    const sdk = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: key, maxRetries: 0 });
+    const created = await sdk.videos.create({ model: 'mock-video', prompt: 'expires in a bucket', size: '320x180' as never, seconds: '1' as never });
+    await waitForVideoStatus(gateway, key, created.id, ['completed']);
+    const files = [`${created.id}/spritesheet`, `${created.id}/thumbnail`, `${created.id}/video.mp4`];
+    // Not before expiry.
+    await gateway.gateway.services.videos.retention.sweep();
+    expect(await objectKeys(`${created.id}/`)).toEqual(files);
+
+    await gateway.gateway.services.db.updateTable('videos').set({ expires_at: sql<Date>`now() - interval '1 second'` }).where('id', '=', created.id).execute();
+    await gateway.gateway.services.videos.retention.sweep();
+    expect(await objectKeys(`${created.id}/`)).toEqual([]);
+    const video = await sdk.videos.retrieve(created.id);
+    expect(video.status).toBe('completed');
+    expect(video.expires_at).toBeLessThanOrEqual(Math.floor(Date.now() / 1000));
+    const refused = await sdk.videos.downloadContent(created.id).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(OpenAI.NotFoundError);
+    expect((refused as InstanceType<typeof OpenAI.APIError>).code).toBe('VIDEO_EXPIRED');
   });
 });

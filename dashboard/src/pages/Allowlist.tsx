@@ -38,7 +38,7 @@ export function Allowlist({ canChange }: { canChange: boolean }) {
   };
   const submit = () => {
     const address = current.data?.your_address ?? '';
-    if (!covers(entries, address) && !window.confirm(`This list does not include your address (${address}): requests from here with this account's keys will be refused. Save anyway?`)) return;
+    if (!covers(entries, address) && !window.confirm(`This list does not include your address (${address}): requests from here with this account's keys will be refused, and so will this dashboard's pages of the account (staff can change the list back). Save anyway?`)) return;
     save.mutate(entries);
   };
   const changed = JSON.stringify(entries) !== JSON.stringify(current.data?.ip_allowlist ?? []);
@@ -47,7 +47,8 @@ export function Allowlist({ canChange }: { canChange: boolean }) {
     <section>
       <PageTitle>IP allowlist</PageTitle>
       <p>
-        Requests with this account's keys are accepted only from these addresses and CIDR ranges (IPv4 and IPv6). An empty list accepts every address.
+        Requests with this account's keys, and this dashboard's pages of the account, are accepted only from these addresses and CIDR ranges (IPv4 and
+        IPv6). An empty list accepts every address.
       </p>
       {current.data ? (
         <p>

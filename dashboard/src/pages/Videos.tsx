@@ -3,6 +3,11 @@ import { useState } from 'react';
 import { trpc } from '../trpc';
 import { ErrorMessage, PageTitle, Status, when } from '../ui';
 
+/** A completed video whose files were deleted at its `expires_at` (VIDEO_RETENTION_HOURS). */
+function expired(video: { expires_at: number | null }): boolean {
+  return video.expires_at !== null && video.expires_at * 1000 <= Date.now();
+}
+
 export function Videos({ canChange }: { canChange: boolean }) {
   const queryClient = useQueryClient();
   const [page, setPage] = useState(1);
@@ -42,10 +47,11 @@ export function Videos({ canChange }: { canChange: boolean }) {
                 <td>
                   {video.status}
                   {video.status === 'processing' ? ` (${video.progress} %)` : ''}
+                  {expired(video) ? ' (files expired)' : ''}
                 </td>
                 <td>{when(video.created_at)}</td>
                 <td className="actions">
-                  {video.status === 'completed' ? (
+                  {video.status === 'completed' && !expired(video) ? (
                     <button type="button" onClick={() => setPreview(preview === video.id ? null : video.id)} aria-expanded={preview === video.id}>
                       Preview<span className="visually-hidden"> {video.id}</span>
                     </button>

@@ -62,7 +62,8 @@ export const videoSchema = z.object({
   progress: z.number().int(),
   created_at: z.number().int(),
   completed_at: z.number().int().nullable(),
-  expires_at: z.null(),
+  /** When the finished video's files are deleted (VIDEO_RETENTION_HOURS after completion); null: kept for ever, or not completed. */
+  expires_at: z.number().int().nullable(),
   error: z.string().nullable(),
   remixed_from_video_id: z.null(),
 });
