@@ -150,7 +150,10 @@ export interface UsageCheckDecision {
    * review. Null on allow, or when no single text stands out.
    */
   evidenceIndex: number | null;
-  /** The window of that text (64 Ki code units at most) where it shows it: the text itself when short. */
+  /**
+   * Where that text shows it: the text itself when short; else from the sentence (within the
+   * 64 Ki window read) that scores highest or matches the pattern, to the end of that window.
+   */
   evidenceWindow: string | null;
 }
 

@@ -58,10 +58,11 @@ describe('the request is read whole', () => {
   it('finds a rejected phrase anywhere in a multi-megabyte text, and shows the window it is in', () => {
     for (const at of [0.13, 0.5, 0.77, 1]) {
       const length = 3 * 1024 * 1024;
-      const text = `${filler(Math.floor(length * at))}${REJECTED}. ${filler(Math.floor(length * (1 - at)))}`;
+      const text = `${filler(Math.floor(length * at))} ${REJECTED}. ${filler(Math.floor(length * (1 - at)))}`;
       const decision = checkUsage({ texts: [{ role: 'user', text }] }, rules);
       expect(decision).toMatchObject({ action: 'reject', ruleId: 'sexual-minors', evidenceIndex: 0 });
-      expect(decision.evidenceWindow).toContain(REJECTED);
+      // The reviewer's excerpt (its first 400 characters) starts at the sentence that matched.
+      expect(decision.evidenceWindow!.slice(0, 400)).toContain(REJECTED);
       expect(decision.evidenceWindow!.length).toBeLessThanOrEqual(CHECK_WINDOW);
     }
   });
@@ -128,6 +129,8 @@ describe('patterns', () => {
     const named = compileUsageRules({ rules: [{ id: 'x', description: 'x', action: 'flag', patterns: ['(?<word>pirates)', '(?<word>ninjas)'] }] });
     expect(named.patterns).toHaveLength(2);
     expect(checkUsage({ texts: [{ role: 'user', text: 'ninjas!' }] }, named).action).toBe('flag');
+    const long = `${filler(40_000)} Ninjas! ${filler(10_000)}`;
+    expect(checkUsage({ texts: [{ role: 'user', text: long }] }, named).evidenceWindow!.slice(0, 400)).toContain('Ninjas!');
     expect(checkUsage({ texts: [{ role: 'user', text: 'robots!' }] }, named).action).toBe('allow');
   });
 

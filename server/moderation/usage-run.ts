@@ -5,7 +5,7 @@
  * never holds other requests up for more than a window; the synchronous one runs straight
  * through.
  */
-import { MODERATION_CATEGORIES, TextScanner, type ModerationCategory } from './classifier.js';
+import { classifyText, MODERATION_CATEGORIES, TextScanner, type ModerationCategory } from './classifier.js';
 import { combineRoleplayEvidence, detectRoleplayCues, type RoleplayEvidence } from './roleplay-detector.js';
 import { sampleForScan, scanWindows, type ScanPart } from './scan-text.js';
 import type { CompiledRule, CompiledUsageRules, UsageCheckDecision, UsageCheckInput } from './usage-rules.js';
@@ -53,8 +53,12 @@ export function allocateScanShares(texts: UsageCheckInput['texts'], budget: numb
 
 /** Code units to read of each text: the request's own texts whole, history texts within the budget. */
 function sharesOf(texts: UsageCheckInput['texts'], budget: number): number[] {
-  const shares = texts.map((text) => (text.source === 'history' ? 0 : text.text.length));
-  const history = texts.flatMap((text, index) => (text.source === 'history' ? [index] : []));
+  const shares = new Array<number>(texts.length);
+  const history: number[] = [];
+  for (let index = 0; index < texts.length; index++) {
+    shares[index] = texts[index].text.length;
+    if (texts[index].source === 'history') history.push(index);
+  }
   if (history.length > 0) {
     const historyShares = allocateScanShares(history.map((index) => texts[index]), budget);
     history.forEach((index, position) => {
@@ -103,6 +107,10 @@ class PatternResults {
     readonly windows: ReadWindows,
   ) {
     this.results = new Int32Array(patterns.length).fill(-2);
+  }
+
+  pattern(patternIndex: number): RegExp {
+    return this.patterns[patternIndex];
   }
 
   *firstWindow(patternIndex: number): UsageRun<number> {
@@ -262,7 +270,35 @@ export function* runUsageCheck(input: UsageCheckInput, compiled: CompiledUsageRu
   };
 }
 
-/** The text (and window of it) that best shows why `rule` matched: highest score in its categories, else its first pattern match. */
+/** A window longer than this is narrowed to the sentence where it shows why the rule matched. */
+const EVIDENCE_PIECE = 256;
+
+/**
+ * From the start of the piece of `window` (pieces of {@link EVIDENCE_PIECE} code units cut at
+ * sentence ends) that scores highest in `categories`, or else first matches `pattern`: the
+ * review excerpt then starts where the rule matched, not at the start of a 64 Ki window.
+ */
+function narrowed(window: string, categories: readonly ModerationCategory[], pattern: RegExp | undefined): string {
+  if (window.length <= EVIDENCE_PIECE * 2) return window;
+  let bestStart = 0;
+  let bestScore = 0;
+  for (const { part, start } of scanWindows(window, EVIDENCE_PIECE)) {
+    if (categories.length > 0) {
+      const scores = classifyText(part.text, { scanBudget: part.text.length }).category_scores;
+      for (const category of categories) {
+        if (scores[category] > bestScore) {
+          bestScore = scores[category];
+          bestStart = start;
+        }
+      }
+    } else if (pattern !== undefined && pattern.test(part.text.normalize('NFKC').replace(WHITESPACE_RUN, ' '))) {
+      return window.slice(start);
+    }
+  }
+  return window.slice(bestStart);
+}
+
+/** The text (and the part of it) that best shows why `rule` matched: highest score in its categories, else its first pattern match. */
 function* evidenceOf(
   rule: CompiledRule,
   reached: ModerationCategory[],
@@ -280,10 +316,10 @@ function* evidenceOf(
       }
     }
   }
-  if (best !== null) return best;
+  if (best !== null) return { index: best.index, window: narrowed(best.window, reached, undefined) };
   for (const pattern of rule.patternIndices) {
     const position = yield* patterns.firstWindow(pattern);
-    if (position >= 0) return { index: patterns.windows.indices[position], window: patterns.windows.texts[position] };
+    if (position >= 0) return { index: patterns.windows.indices[position], window: narrowed(patterns.windows.texts[position], [], patterns.pattern(pattern)) };
   }
   return null;
 }
