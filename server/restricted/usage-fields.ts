@@ -51,8 +51,8 @@ export const NOT_READ_FIELDS = new Set([
   'image_url', 'file_url',
   // Caching and image-resolution hints, MIME types, the answer-length setting of Responses' `text`.
   'cache_control', 'detail', 'media_type', 'verbosity',
-  // Credentials and headers for a remote MCP server.
-  'authorization', 'headers',
+  // Where a remote MCP server is and how to reach it: its address (which may carry credentials), headers, credentials.
+  'server_url', 'connector_id', 'authorization', 'headers',
   // The same in the stored conversation (canonical types): ids, opaque reasoning, origin tags, MIME types.
   'toolCallId', 'redactedData', 'cacheControl', 'origin', 'mediaType',
 ]);
