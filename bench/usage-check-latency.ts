@@ -13,8 +13,7 @@ import { readConfig } from '../server/config.js';
 import { startGateway } from '../server/gateway.js';
 import { createLogger } from '../server/logger.js';
 import { checkUsage, compileUsageRules, DEFAULT_USAGE_RULES } from '../server/moderation/usage-rules.js';
-import { collectUsageTexts } from '../server/restricted/usage-texts.js';
-import { fromOpenAIChatRequest } from '../server/providers/openai/from-openai-request.js';
+import { readUsageTexts } from '../server/restricted/usage-texts.js';
 
 const { values } = parseArgs({ options: { requests: { type: 'string', default: '300' }, warmup: { type: 'string', default: '30' } } });
 const REQUESTS = Number(values.requests);
@@ -62,11 +61,11 @@ async function main(): Promise<void> {
           if (index >= WARMUP) timings[model]!.push(performance.now() - started);
         }
       }
-      const canonical = fromOpenAIChatRequest(JSON.parse(body('mock-restricted'))).request;
+      const parsed = JSON.parse(body('mock-restricted')) as Record<string, unknown>;
       const alone: number[] = [];
       for (let index = 0; index < WARMUP + REQUESTS; index++) {
         const started = performance.now();
-        checkUsage(collectUsageTexts(canonical), rules);
+        checkUsage(readUsageTexts('chat', parsed), rules);
         if (index >= WARMUP) alone.push(performance.now() - started);
       }
       const plain = summary(timings['mock-chat']!);

@@ -1,6 +1,7 @@
 import { UpstreamError } from '../errors.js';
 import type { CountTokensRequest, CountTokensResponse } from '../providers/anthropic/anthropic.wire.js';
 import { estimateMessagesTokens } from '../providers/local-count.js';
+import { checkRestrictedUsage } from '../restricted/usage-check.js';
 import { resolveModel, routeDeployments, type OperationContext } from './routing.js';
 
 /**
@@ -17,10 +18,13 @@ const INVALID_SHAPE_STATUSES = new Set([400, 413, 422]);
  * `POST /v1/messages/count_tokens`: the provider's own count where it has one
  * (Anthropic-format providers), a local estimate with the tokenizer
  * elsewhere and when every provider is unavailable. Never billed. A
- * provider's refusal of the request's shape is relayed.
+ * provider's refusal of the request's shape is relayed. A restricted
+ * family's usage check runs first: the prompt reaches a provider only if
+ * the check lets it.
  */
 export async function countTokens(context: OperationContext, body: CountTokensRequest): Promise<CountTokensResponse> {
   const model = resolveModel(context.services, context.auth, body.model, '/v1/messages/count_tokens');
+  await checkRestrictedUsage(context, model, '/v1/messages/count_tokens', { format: 'messages', body });
   try {
     const count = await routeDeployments(
       context,

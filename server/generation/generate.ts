@@ -9,7 +9,7 @@ import { nextId } from '../ids.js';
 import type { JsonAnswer, StreamAnswer } from '../answers.js';
 import type { CatalogModel } from '../catalog/catalog.js';
 import type { Endpoint } from '../catalog/catalog.schema.js';
-import type { BridgeReport, CanonicalRequest, CanonicalResponse } from '../providers/canonical.js';
+import type { BridgeReport, CanonicalMessage, CanonicalRequest, CanonicalResponse } from '../providers/canonical.js';
 import type { ChatAdapter, NativeRequestBuilder, ProviderConnection, UpstreamTransport } from '../providers/types.js';
 import { estimateRequestTokens } from '../request-tokens.js';
 import type { AnswerIdentity, ClientCodec } from './codec.js';
@@ -29,6 +29,8 @@ export interface GenerationOptions<Body extends Record<string, unknown>, Json, E
   body: Body;
   /** Never pass through, even to a provider that speaks the client's format (the request was rebuilt). */
   forceBridge?: boolean;
+  /** The stored conversation behind `previous_response_id`, which the usage check reads with the body. */
+  history?: readonly CanonicalMessage[];
   /** Called with the final canonical answer (non-stream) or the assembled one (stream), e.g. to store it. */
   onComplete?: (request: CanonicalRequest, response: CanonicalResponse, identity: AnswerIdentity) => Promise<void> | void;
 }
@@ -61,7 +63,7 @@ export async function runGeneration<Body extends Record<string, unknown>, Json, 
   const decoded = codec.decode(body);
   const canonical = decoded.request;
   // Restricted family: every text the model will see is checked before anything is held or sent.
-  await checkRestrictedUsage(context, model, endpoint, canonical);
+  await checkRestrictedUsage(context, model, endpoint, { format: codec.format, body, history: options.history });
   const estimatedInput = estimateRequestTokens(canonical);
   const identity: AnswerIdentity = { id: nextId(codec.idPrefix), model: model.id, created: Math.floor(Date.now() / 1000), inputTokens: estimatedInput };
   const meter = new Meter({ services: context.services, auth: context.auth, requestId: context.requestId, receivedAt: context.receivedAt, model, endpoint, stream });

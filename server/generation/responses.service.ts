@@ -72,6 +72,7 @@ export async function createResponse(context: OperationContext, body: ResponsesR
     body,
     // A replayed conversation is rebuilt here, so it cannot be passed through as is.
     forceBridge: continuation !== undefined && !continuation.native,
+    history: continuation?.history,
     onComplete: async (request, response, identity) => {
       if (body.store === false) return;
       // A pass-through answer carries the provider's id: that is the id the client continues from.
@@ -121,6 +122,7 @@ export async function compactResponse(context: OperationContext, body: CompactRe
     codec,
     body: request as CompactRequest,
     forceBridge: continuation !== undefined && !continuation.native,
+    history,
   });
   if (answer.kind !== 'json') throw new GatewayError('INTERNAL_ERROR', 'Compaction answered a stream.');
   return answer;

@@ -101,6 +101,51 @@ export function sampleForScan(text: string, budget: number): ScanPart[] {
   return parts;
 }
 
+/** How far back from a window's end a sentence break is looked for. */
+const SENTENCE_SLACK = 2048;
+
+/** One window of a text read whole (see {@link scanWindows}). */
+export interface ScanWindow {
+  part: ScanPart;
+  /** Offset of the window in the text. */
+  start: number;
+  /** The window starts where the previous one ended (false for the first). */
+  continues: boolean;
+}
+
+/**
+ * The whole of `text` as consecutive windows of at most `size` code units, for a reader that
+ * yields between windows. Each cut is placed just after a sentence break (. ! ? ; : newline,
+ * ideographic stops) within {@link SENTENCE_SLACK} code units of the window's end, where no
+ * phrase of the classifier or roleplay cue can span it; else at whitespace nearby; else inside
+ * a word (the cut word is then ignored on both sides, as in {@link sampleForScan}), never
+ * inside a surrogate pair. Nothing is skipped: the windows' texts concatenate to `text`.
+ */
+export function* scanWindows(text: string, size: number): Generator<ScanWindow> {
+  let start = 0;
+  let cutStart = false;
+  do {
+    let end = text.length;
+    let cutEnd = false;
+    if (text.length - start > size) {
+      end = windowEnd(text, start, start + size);
+      cutEnd = !isWhitespaceCode(text.charCodeAt(end - 1)) && !isSentenceBreak(text.charCodeAt(end - 1)) && !isWhitespaceCode(text.charCodeAt(end));
+    }
+    yield { part: { text: text.slice(start, end), cutStart, cutEnd }, start, continues: start > 0 };
+    start = end;
+    cutStart = cutEnd;
+  } while (start < text.length);
+}
+
+/** Where a window starting at `start` and wanting to end at `limit` ends (see {@link scanWindows}). */
+function windowEnd(text: string, start: number, limit: number): number {
+  const floor = Math.max(start + 1, limit - SENTENCE_SLACK);
+  for (let index = limit; index > floor; index--) {
+    if (isSentenceBreak(text.charCodeAt(index - 1))) return index;
+  }
+  return Math.max(start + 1, adjustEnd(text, limit));
+}
+
 /** One part of a sampled text. */
 export interface ScanPart {
   text: string;

@@ -28,7 +28,7 @@ describe('usageRulesSchema', () => {
     const parsed = usageRulesSchema.parse({ rules: [{ id: 'x', description: 'x', action: 'flag', categories: ['hate'] }] });
     expect(parsed.rules[0]).toMatchObject({ categoryMatch: 'any', patternMatch: 'any', roleplayOnly: false, enabled: true });
     expect(parsed.thresholds).toEqual({});
-    expect(parsed.scanBudget).toBe(128 * 1024);
+    expect(parsed.scanBudget).toBe(20 * 1024 * 1024);
   });
 
   const invalid: Array<[string, unknown]> = [

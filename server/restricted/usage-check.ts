@@ -1,11 +1,14 @@
 /**
- * The usage check of the restricted family, run by the generation pipeline after the request is
- * decoded and before anything is held or sent upstream (so a stream is decided before its first
- * byte). Other models pay one map lookup. A flag is served and recorded for staff review; a
- * reject is recorded and answered `403 USAGE_CHECK_REJECTED`, with nothing held or charged.
+ * The usage check of the restricted family, run by the generation pipeline (and count_tokens)
+ * after the request is validated and before anything is held or sent upstream (so a stream is
+ * decided before its first byte). Other models pay one map lookup. Every text the model will
+ * see is read (`usage-texts.ts`), in windows that give the event loop back (`usage-run.ts`). A
+ * flag is served and recorded for staff review; a reject is recorded and answered
+ * `403 USAGE_CHECK_REJECTED`, with nothing held or charged. Images, audio and files the check
+ * cannot read are counted on the `restricted.usage_check` log line, whatever the decision.
  *
  * Of the prompt only the review excerpt (at most 400 characters) is kept, in the review row;
- * log lines carry the decision, the rule and the categories, never prompt text.
+ * log lines carry the decision, the rule, the categories and the unread counts, never prompt text.
  */
 import { insertUsageReview } from '../../db/queries/usage-reviews.queries.js';
 import { newId } from '../auth/api-keys.js';
@@ -13,14 +16,23 @@ import type { CatalogModel } from '../catalog/catalog.js';
 import type { Endpoint } from '../catalog/catalog.schema.js';
 import { GatewayError } from '../errors.js';
 import { excerptOf } from '../moderation/excerpt.js';
-import { checkUsage, type UsageCheckDecision, type UsageCheckInput } from '../moderation/usage-rules.js';
-import type { CanonicalRequest } from '../providers/canonical.js';
+import { checkUsageInWindows, type UsageCheckDecision, type UsageCheckInput } from '../moderation/usage-rules.js';
+import type { CanonicalMessage } from '../providers/canonical.js';
+import type { ChatFormat } from '../providers/types.js';
 import type { OperationContext } from '../generation/routing.js';
-import { collectUsageTexts } from './usage-texts.js';
+import { readUsageTexts, type UsageReading } from './usage-texts.js';
 import type { RestrictedFamily } from './families.js';
 
-/** The text a reviewer sees: the one the rule matched in, else the newest user turn, else the first text. */
+/** What the check reads: the client's body in its format, after the conversation behind `previous_response_id`. */
+export interface UsageCheckRequest {
+  format: ChatFormat;
+  body: Record<string, unknown>;
+  history?: readonly CanonicalMessage[];
+}
+
+/** The text a reviewer sees: where the rule matched, else the newest user turn, else the first text. */
 function evidenceText(input: UsageCheckInput, decision: UsageCheckDecision): string {
+  if (decision.evidenceWindow !== null) return decision.evidenceWindow;
   if (decision.evidenceIndex !== null) return input.texts[decision.evidenceIndex]?.text ?? '';
   for (let index = input.texts.length - 1; index >= 0; index--) if (input.texts[index]!.role === 'user') return input.texts[index]!.text;
   return input.texts[0]?.text ?? '';
@@ -53,30 +65,45 @@ async function recordForReview(
   });
 }
 
+/** `image:2,file:1`: what the check could not read, or undefined when it read everything. */
+function describeUnread(reading: UsageReading): string | undefined {
+  const parts = Object.entries(reading.unread).filter(([, count]) => count > 0).map(([kind, count]) => `${kind}:${count}`);
+  return parts.length === 0 ? undefined : parts.join(',');
+}
+
 /**
  * Runs the usage check of the model's restricted family, if any, on every text of `request`.
+ * On count_tokens nothing is generated: a flag is only logged (the generation that follows is
+ * checked on its own), a reject is refused and recorded.
  * @throws GatewayError `USAGE_CHECK_REJECTED` when the policy rejects the request.
  */
-export async function checkRestrictedUsage(context: OperationContext, model: CatalogModel, endpoint: Endpoint, request: CanonicalRequest): Promise<void> {
+export async function checkRestrictedUsage(context: OperationContext, model: CatalogModel, endpoint: Endpoint, request: UsageCheckRequest): Promise<void> {
   const family = context.services.restricted.familyOf(model);
   if (family === undefined || family.usageRules === null) return;
-  const input = collectUsageTexts(request);
-  const decision = checkUsage(input, family.usageRules);
-  if (decision.action === 'allow') return;
+  const reading = readUsageTexts(request.format, request.body, request.history);
+  const decision = await checkUsageInWindows(reading, family.usageRules);
+  const unread = describeUnread(reading);
   const fields = {
     requestId: context.requestId,
     accountId: context.auth.account.id,
     model: model.id,
     family: family.name,
     decision: decision.action,
-    rule: decision.ruleId,
+    rule: decision.ruleId ?? undefined,
     categories: decision.categories.join(','),
+    unread,
   };
-  try {
-    await recordForReview(context, family, model, endpoint, decision as UsageCheckDecision & { action: 'flag' | 'reject' }, excerptOf(evidenceText(input, decision)));
-  } catch (error) {
-    // A flag is still served and a reject still refused; the operator learns the record is missing.
-    context.services.log.error('restricted.review_record_failed', { ...fields, message: (error as Error).message });
+  if (decision.action === 'allow') {
+    if (unread !== undefined) context.services.log.info('restricted.usage_check', fields);
+    return;
+  }
+  if (decision.action === 'reject' || endpoint !== '/v1/messages/count_tokens') {
+    try {
+      await recordForReview(context, family, model, endpoint, decision as UsageCheckDecision & { action: 'flag' | 'reject' }, excerptOf(evidenceText(reading, decision)));
+    } catch (error) {
+      // A flag is still served and a reject still refused; the operator learns the record is missing.
+      context.services.log.error('restricted.review_record_failed', { ...fields, message: (error as Error).message });
+    }
   }
   context.services.log.info('restricted.usage_check', fields);
   if (decision.action === 'reject') {

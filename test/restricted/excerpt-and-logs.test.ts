@@ -1,10 +1,12 @@
 /**
  * Of a flagged or rejected prompt the gateway keeps at most 400 characters, in the review
  * row, cut between grapheme clusters (multi-byte letters, combining marks, emoji ZWJ
- * sequences and flags kept whole or left out); no log line carries more of the prompt.
+ * sequences and flags kept whole or left out); no log line carries more of the prompt. What
+ * the check cannot read (images, audio, files) is counted on its log line.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { bearer, postJson } from '../support/http.js';
 import { flushAll } from '../support/usage.js';
 import { expectRefused, expectServed, FORMATS, reviewsOf, send } from './restricted-support.js';
 
@@ -90,5 +92,30 @@ describe('the review excerpt of a 10,000-character prompt', () => {
       const leaked = windows.find((window) => line.includes(window));
       expect(leaked, `log line carries prompt text: ${line.slice(0, 200)}`).toBeUndefined();
     }
+  });
+});
+
+describe('what the usage check cannot read', () => {
+  it('is counted on the usage-check log line of a request that passes', async () => {
+    const { key } = await gateway.createAccountWithKey({ restrictedAccess: true });
+    const content = [
+      { type: 'text', text: 'What is in these?' },
+      { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } },
+      { type: 'image_url', image_url: { url: 'https://example.com/b.png' } },
+      { type: 'input_audio', input_audio: { data: 'UklGRg==', format: 'wav' } },
+    ];
+    const answer = await postJson(`${gateway.url}/v1/chat/completions`, { model: 'mock-restricted', messages: [{ role: 'user', content }] }, bearer(key));
+    expect(answer.status, answer.text).toBe(200);
+    const requestId = answer.headers.get('x-request-id');
+    const entries = logLines.map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(entries.find((entry) => entry.event === 'restricted.usage_check' && entry.requestId === requestId)).toMatchObject({
+      decision: 'allow',
+      family: 'restricted',
+      unread: 'image:2,audio:1',
+    });
+    const plain = await postJson(`${gateway.url}/v1/chat/completions`, { model: 'mock-restricted', messages: [{ role: 'user', content: 'Hello.' }] }, bearer(key));
+    expect(plain.status, plain.text).toBe(200);
+    // A request read whole and allowed leaves no usage-check line.
+    expect(logLines.some((line) => line.includes('restricted.usage_check') && line.includes(plain.headers.get('x-request-id')!))).toBe(false);
   });
 });
