@@ -135,7 +135,7 @@ function resolveProvider(entry: ProviderEntry, env: NodeJS.ProcessEnv): Resolved
     baseUrl: (entry.baseUrl ?? 'mock://').replace(/\/+$/, ''),
     apiKey: resolveSecret(entry.apiKey, env),
     headers,
-    allowedBetas: entry.allowedBetas ?? [],
+    ...(entry.allowedBetas ? { allowedBetas: entry.allowedBetas } : {}),
     entry,
   };
 }
