@@ -1,19 +1,85 @@
 /**
  * Signed image links as a client fetches them: `Range` and `If-Range` per
- * RFC 9110 on `GET /v1/images/files/{id}`.
+ * RFC 9110 on `GET /v1/images/files/{id}`; links built on `PUBLIC_BASE_URL`
+ * or the listen address whatever `Host` the request carried; a disabled
+ * account's links answer 404 until it is enabled again.
  */
 import { randomBytes } from 'node:crypto';
+import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { updateAccount } from '../../server/accounts/accounts.service.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 
 let gateway: TestGateway;
+let behindProxy: TestGateway;
 
 beforeAll(async () => {
-  gateway = await startTestGateway();
+  [gateway, behindProxy] = await Promise.all([startTestGateway(), startTestGateway({ env: { PUBLIC_BASE_URL: 'https://gw.example.test/umg/' } })]);
 });
 
 afterAll(async () => {
-  await gateway?.close();
+  await Promise.all([gateway?.close(), behindProxy?.close()]);
+});
+
+/** An image generation answered as a link, sent with a `Host` of the client's choosing (fetch would not let us pick it). */
+function generateWithHost(target: TestGateway, key: string, host: string): Promise<{ status: number; url: string }> {
+  const body = JSON.stringify({ model: 'mock-image', prompt: 'a lighthouse', size: '256x256' });
+  const gatewayUrl = new URL(target.url);
+  return new Promise((resolve, reject) => {
+    const sent = request(
+      { host: gatewayUrl.hostname, port: gatewayUrl.port, method: 'POST', path: '/v1/images/generations', headers: { host, authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+      (answer) => {
+        const chunks: Buffer[] = [];
+        answer.on('data', (chunk: Buffer) => chunks.push(chunk));
+        answer.on('end', () => {
+          const parsed = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { data?: Array<{ url: string }> };
+          resolve({ status: answer.statusCode ?? 0, url: parsed.data?.[0]?.url ?? '' });
+        });
+      },
+    );
+    sent.on('error', reject);
+    sent.end(body);
+  });
+}
+
+describe('the origin of a signed link', () => {
+  it('is the listen address without PUBLIC_BASE_URL, whatever Host the request carried', async () => {
+    const { key } = await gateway.createAccountWithKey({ plan: 'pro', credits: 10 });
+    for (const host of ['evil.example', 'evil.example:8443', '[::1]:1']) {
+      const answer = await generateWithHost(gateway, key, host);
+      expect(answer.status).toBe(200);
+      const url = new URL(answer.url);
+      expect(url.origin, host).toBe(new URL(gateway.url).origin);
+      expect((await fetch(url)).status).toBe(200);
+    }
+  });
+
+  it('is PUBLIC_BASE_URL when set, whatever Host the request carried', async () => {
+    const { key } = await behindProxy.createAccountWithKey({ plan: 'pro', credits: 10 });
+    const answer = await generateWithHost(behindProxy, key, 'evil.example');
+    expect(answer.url).toMatch(/^https:\/\/gw\.example\.test\/umg\/v1\/images\/files\/img_[0-9a-f]{32}\?expires=\d+&signature=/);
+    // Behind the (imagined) proxy, the path reaches this gateway.
+    const url = new URL(answer.url);
+    expect((await fetch(new URL(`${url.pathname.replace(/^\/umg/, '')}${url.search}`, behindProxy.url))).status).toBe(200);
+  });
+});
+
+describe('the links of a disabled account', () => {
+  it('answer 404 NOT_FOUND (as an image that is gone) while the account is disabled, and serve again once it is enabled', async () => {
+    const { accountId } = await gateway.createAccountWithKey({ plan: 'pro', credits: 10 });
+    const link = new URL(await gateway.gateway.services.generatedImages.save(accountId, Buffer.from('pixels'), 'image/png'), gateway.url);
+    expect((await fetch(link)).status).toBe(200);
+    await gateway.disableAccount(accountId);
+    const refused = await fetch(link);
+    expect(refused.status).toBe(404);
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('NOT_FOUND');
+    // A range asks for nothing else.
+    expect((await fetch(link, { headers: { range: 'bytes=0-1' } })).status).toBe(404);
+    await updateAccount(gateway.gateway.services.db, accountId, { disabled: false });
+    const served = await fetch(link);
+    expect(served.status).toBe(200);
+    expect(await served.text()).toBe('pixels');
+  });
 });
 
 describe('Range on an image link (RFC 9110)', () => {
