@@ -29,7 +29,7 @@ const EMPTY_FORM: MultipartBody = Object.freeze({ fields: {}, files: {} }) as Mu
 
 /** The most procedure calls one `/trpc` batch request may carry. */
 const TRPC_MAX_BATCH = 10;
-const FORWARDED_HEADERS = ['anthropic-version', 'anthropic-beta', 'x-gateway-strict', 'openai-organization', 'openai-project', 'range', 'host'];
+const FORWARDED_HEADERS = ['anthropic-version', 'anthropic-beta', 'x-gateway-strict', 'openai-organization', 'openai-project', 'range', 'if-range'];
 /** The error shape of a request no route matched (a route sets its own family). */
 function familyOfPath(path: string): ErrorFamily {
   return path.startsWith('/v1/messages') ? 'anthropic' : 'openai';

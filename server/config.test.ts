@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readConfig } from './config.js';
+import { listenOrigin, readConfig } from './config.js';
 
 describe('readConfig: outage settings', () => {
   it('defaults to failing open, a 10 s breaker and a 5 s database connect timeout', () => {
@@ -15,5 +15,19 @@ describe('readConfig: outage settings', () => {
     expect(config.rateLimitBreakerOpenMs).toBe(2_500);
     expect(config.databaseConnectTimeoutMs).toBe(750);
     expect(() => readConfig({ RATE_LIMIT_FAIL_MODE: 'shut' })).toThrow(/RATE_LIMIT_FAIL_MODE/);
+  });
+});
+
+describe('listenOrigin: where signed links point without PUBLIC_BASE_URL', () => {
+  it('reaches a wildcard listen address on the loopback and brackets IPv6', () => {
+    expect(listenOrigin('0.0.0.0', 8080)).toBe('http://127.0.0.1:8080');
+    expect(listenOrigin('::', 9000)).toBe('http://127.0.0.1:9000');
+    expect(listenOrigin('::1', 8080)).toBe('http://[::1]:8080');
+    expect(listenOrigin('gw.internal', 80)).toBe('http://gw.internal:80');
+  });
+
+  it('normalises PUBLIC_BASE_URL and refuses one that is not http(s)', () => {
+    expect(readConfig({ PUBLIC_BASE_URL: 'https://gw.example.com/base/' }).publicBaseUrl).toBe('https://gw.example.com/base');
+    expect(() => readConfig({ PUBLIC_BASE_URL: 'ftp://gw.example.com' })).toThrow(/PUBLIC_BASE_URL/);
   });
 });

@@ -218,6 +218,12 @@ function failMode(raw: string | undefined): GatewayConfig['rateLimitFailMode'] {
   throw new Error(`RATE_LIMIT_FAIL_MODE must be "open" or "closed", got "${raw}"`);
 }
 
+/** `http://host:port` of a listen address (a wildcard host is reached on the loopback). */
+export function listenOrigin(host: string, port: number): string {
+  const reachable = host === '0.0.0.0' || host === '::' || host === '' ? '127.0.0.1' : host;
+  return `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${port}`;
+}
+
 function publicBaseUrl(raw: string | undefined): string | undefined {
   if (raw === undefined || raw === '') return undefined;
   let url: URL;

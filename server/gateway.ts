@@ -10,7 +10,7 @@ import { AuthFailureLimiter } from './auth/auth-failures.js';
 import { Billing, BILLING_CHANNEL } from './billing/billing.js';
 import { ensureAdminToken, ensureBootstrapKey, ensureDemoAccountWithSignIn, type DemoAccount } from './bootstrap.js';
 import { applyCatalog, Catalog, loadCatalogSource } from './catalog/catalog.js';
-import type { GatewayConfig } from './config.js';
+import { listenOrigin, type GatewayConfig } from './config.js';
 import { createLogger, type Logger } from './logger.js';
 import type { Services } from './services.js';
 import { UpstreamClient } from './upstream/upstream-client.js';
@@ -100,7 +100,11 @@ export async function buildServices(config: GatewayConfig, options: StartOptions
   keyUsage.start();
   if (config.videos.s3.secretAccessKey) log.addSecrets([config.videos.s3.secretAccessKey]);
   const videoStorage = await openVideoStorage(config.videos, config.dataDir);
-  const generatedImages = new GeneratedImageStore(db, { ttlSeconds: config.imageUrlTtlSeconds, log });
+  const generatedImages = new GeneratedImageStore(db, { ttlSeconds: config.imageUrlTtlSeconds, origin: config.publicBaseUrl ?? listenOrigin(config.host, config.port), log });
+  if (!config.publicBaseUrl && config.trustedProxies.length > 0) {
+    // Behind a proxy the listen address is not where clients are: image links would point at it.
+    log.warn('images.public_base_url_missing', { message: 'TRUSTED_PROXIES is set but PUBLIC_BASE_URL is not: image links use the listen address; set PUBLIC_BASE_URL to the address clients use.' });
+  }
   await generatedImages.start();
   const providerHealth = new ProviderHealth(config.providerHealth);
   // Scratch folders of processes of this machine that are gone (a crash, a kill): never a live one's.
@@ -191,9 +195,8 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     server.listen(config.port, config.host, () => resolve());
   });
   const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : config.port;
-  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
-  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const url = listenOrigin(config.host, typeof address === 'object' && address ? address.port : config.port);
+  if (!config.publicBaseUrl) services.generatedImages.useListenOrigin(url);
   const metricsUrl = await services.observability.listen(config.host);
   if (metricsUrl) services.log.info('metrics.listening', { url: metricsUrl });
   services.log.info('gateway.started', { url, database: services.database.kind, models: services.catalog.list().length, instance: services.instanceId });

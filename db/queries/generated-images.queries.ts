@@ -11,13 +11,15 @@ export async function insertGeneratedImage(
     .execute();
 }
 
-/** An image still within its lifetime at `now`, or undefined. */
+/** An image still within its lifetime at `now` whose account is not disabled, or undefined. */
 export async function findLiveGeneratedImage(db: Executor, id: string, now: Date): Promise<{ contentType: string; bytes: Uint8Array; expiresAt: Date } | undefined> {
   const row = await db
     .selectFrom('generated_images')
-    .select(['content_type', 'bytes', 'expires_at'])
-    .where('id', '=', id)
-    .where('expires_at', '>', now)
+    .innerJoin('accounts', 'accounts.id', 'generated_images.account_id')
+    .select(['generated_images.content_type', 'generated_images.bytes', 'generated_images.expires_at'])
+    .where('generated_images.id', '=', id)
+    .where('generated_images.expires_at', '>', now)
+    .where('accounts.disabled', '=', false)
     .executeTakeFirst();
   return row ? { contentType: row.content_type, bytes: row.bytes, expiresAt: new Date(row.expires_at) } : undefined;
 }

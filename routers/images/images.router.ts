@@ -24,5 +24,5 @@ export const imagesRouter = router({
   file: publicProcedure
     .input(z.object({ id: z.string().max(100), expires: z.string().max(20), signature: z.string().max(100) }))
     .output(answerOf<BinaryAnswer>())
-    .query(({ ctx, input }) => readImageFile(ctx.services, input)),
+    .query(({ ctx, input }) => readImageFile(ctx.services, input, ctx.headers)),
 });

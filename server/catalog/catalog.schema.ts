@@ -61,9 +61,10 @@ export const providerEntrySchema = z.strictObject({
   idleTimeoutMs: z.number().int().positive().optional(),
   maxRetries: z.number().int().min(0).max(10).optional(),
   /**
-   * `anthropic-beta` values a client may turn on at this provider (betas can
-   * change what a request costs); others are dropped from the header. `["*"]`
-   * forwards any. Default: none.
+   * Narrows the `anthropic-beta` values a client's messages request carries to
+   * this provider (betas can change what a request costs): those not listed
+   * are dropped from the header; `["*"]` forwards any. Unset: every beta the
+   * client sent is forwarded (SPEC: the beta header goes to the provider).
    */
   allowedBetas: z.array(z.string().regex(/^(\*|[A-Za-z0-9._-]+)$/)).optional(),
 });

@@ -8,6 +8,7 @@ import { catalogFileSchema, type CatalogFile, type Endpoint, type ModelEntry, ty
 import { DEMO_CATALOG } from './demo-catalog.js';
 import { issuePath } from '../validation.js';
 import { kindServesEndpoint } from '../providers/registry.js';
+import { MIN_SECRET_LENGTH } from '../upstream/secret-redactor.js';
 
 export interface ResolvedDeployment {
   provider: ResolvedProvider;
@@ -134,21 +135,24 @@ function resolveProvider(entry: ProviderEntry, env: NodeJS.ProcessEnv): Resolved
     baseUrl: (entry.baseUrl ?? 'mock://').replace(/\/+$/, ''),
     apiKey: resolveSecret(entry.apiKey, env),
     headers,
-    allowedBetas: entry.allowedBetas ?? [],
+    ...(entry.allowedBetas ? { allowedBetas: entry.allowedBetas } : {}),
     entry,
   };
 }
 
-function secretsOf(deployments: readonly ResolvedDeployment[]): string[] {
+/** A provider's secrets: its API key and the header values taken from the environment (values under 8 characters left out). */
+export function providerSecrets(provider: ResolvedProvider): string[] {
   const secrets = new Set<string>();
-  for (const { provider } of deployments) {
-    if (provider.apiKey) secrets.add(provider.apiKey);
-    for (const [name, value] of Object.entries(provider.entry.headers ?? {})) {
-      const resolved = provider.headers?.[name.toLowerCase()];
-      if (value.startsWith('env:') && resolved) secrets.add(resolved);
-    }
+  if (provider.apiKey) secrets.add(provider.apiKey);
+  for (const [name, value] of Object.entries(provider.entry.headers ?? {})) {
+    const resolved = provider.headers?.[name.toLowerCase()];
+    if (value.startsWith('env:') && resolved) secrets.add(resolved);
   }
-  return [...secrets].filter((secret) => secret.length >= 8);
+  return [...secrets].filter((secret) => secret.length >= MIN_SECRET_LENGTH);
+}
+
+function secretsOf(deployments: readonly ResolvedDeployment[]): string[] {
+  return [...new Set(deployments.flatMap(({ provider }) => providerSecrets(provider)))];
 }
 
 /** The in-memory catalog the hot path reads; rebuilt from the database on start and on change. */

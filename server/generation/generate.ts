@@ -104,7 +104,7 @@ async function runNative<Body extends Record<string, unknown>, Json, Event>(
   upstreamModel: string,
   transport: UpstreamTransport,
 ): Promise<GenerationAnswer<Json, Event>> {
-  const { context, options, meter, model } = generation;
+  const { context, options, meter } = generation;
   const { codec, body } = options;
   const headers = fidelityHeaders({ dropped: [], approximated: [] }, generation.strict);
   codec.onNativeRequest?.(provider.id);
@@ -123,7 +123,6 @@ async function runNative<Body extends Record<string, unknown>, Json, Event>(
     response,
     decoder: codec.createNativeDecoder(),
     filter: codec.nativeFrameFilter?.(body),
-    secrets: model.secrets,
     provider: provider.id,
     fail: failFrames,
   });
@@ -138,7 +137,7 @@ async function runBridged<Body extends Record<string, unknown>, Json, Event>(
   upstreamModel: string,
   transport: UpstreamTransport,
 ): Promise<GenerationAnswer<Json, Event>> {
-  const { options, meter, model } = generation;
+  const { options, meter } = generation;
   const { codec, body } = options;
   const prepared = adapter.prepare(provider, { ...generation.canonical, model: upstreamModel, stream: generation.stream });
   const headers = fidelityHeaders(mergeReports(generation.report, prepared.report), generation.strict);
@@ -151,7 +150,7 @@ async function runBridged<Body extends Record<string, unknown>, Json, Event>(
   const events = await prepared.stream(transport);
   const encoder = codec.createEncoder(generation.identity, body);
   const release = () => void (events as AsyncGenerator<unknown>).return?.(undefined);
-  return streamAnswer(generation, bridgedSource(events, encoder, model.secrets), provider.id, headers, (error) => encoder.fail(error), release);
+  return streamAnswer(generation, bridgedSource(events, encoder), provider.id, headers, (error) => encoder.fail(error), release);
 }
 
 function streamAnswer<Body extends Record<string, unknown>, Json, Event>(

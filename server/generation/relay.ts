@@ -14,7 +14,7 @@ import { toTransportError } from '../upstream/upstream-client.js';
 import type { ClientStreamEncoder } from './codec.js';
 import { DeliveryTracker } from './delivery-tracker.js';
 import type { Meter } from './metering.js';
-import { containsSecret, redactError, redactText } from './redaction.js';
+import { redactError } from './redaction.js';
 
 /** What a client is told when a provider's stream ends without its closing event (no `[DONE]`, no `message_stop`). */
 export const INCOMPLETE_STREAM_MESSAGE = 'The provider ended the stream before the answer was complete.';
@@ -30,7 +30,7 @@ export interface RelayOptions<Event> {
   provider: string;
   /** The prompt estimate, billed when the provider never reports its count. */
   estimatedInput: number;
-  /** Provider secrets, kept out of every frame and message. */
+  /** Provider secrets, kept out of the failure messages the gateway writes itself (the provider's bytes come redacted: upstream/secret-redactor.ts). */
   secrets: readonly string[];
   /** The client's in-format error frames. */
   fail(error: GatewayError): TypedEvent<Event>[];
@@ -80,7 +80,7 @@ export async function* relay<Event>(source: (state: RelayState) => AsyncIterable
 }
 
 /** Canonical events → the client's frames (bridges and the mock). */
-export function bridgedSource<Event>(events: AsyncIterable<CanonicalStreamEvent>, encoder: ClientStreamEncoder<Event>, secrets: readonly string[]) {
+export function bridgedSource<Event>(events: AsyncIterable<CanonicalStreamEvent>, encoder: ClientStreamEncoder<Event>) {
   return async function* (state: RelayState): AsyncGenerator<StreamPart<Event>> {
     for await (const event of events) {
       state.tracker.observe(event);
@@ -88,9 +88,8 @@ export function bridgedSource<Event>(events: AsyncIterable<CanonicalStreamEvent>
       if (state.failed) continue;
       let frames: TypedEvent<Event>[];
       if (event.type === 'error') {
-        const message = redactText(event.message, secrets);
-        state.failed = new GatewayError('UPSTREAM_ERROR', message);
-        frames = encoder.push({ ...event, message });
+        state.failed = new GatewayError('UPSTREAM_ERROR', event.message);
+        frames = encoder.push(event);
       } else if (event.type === 'finish' && event.finishReason === 'error') {
         // The decoders' verdict on a stream cut off before its end: a client must not take it for a whole answer.
         state.failed = new GatewayError('UPSTREAM_ERROR', INCOMPLETE_STREAM_MESSAGE);
@@ -168,7 +167,6 @@ export interface NativeSourceOptions<Event> {
   decoder: StreamDecoder;
   /** Frames to keep when the stream must be re-framed (the rest is withheld); undefined: bytes pass as they came. */
   filter: ((data: string) => boolean) | undefined;
-  secrets: readonly string[];
   provider: string;
   fail(error: GatewayError): TypedEvent<Event>[];
 }
@@ -177,11 +175,11 @@ export interface NativeSourceOptions<Event> {
  * Same-format pass-through: the provider's bytes go to the client as they
  * come, whole frames at a time, while a decoder reads usage and delivered
  * text off them. A frame that is or reports a failure is never relayed: the
- * frames before it go out, then the gateway's own in-format error. Bytes that
- * carry a provider secret are re-framed with it redacted.
+ * frames before it go out, then the gateway's own in-format error. The
+ * transport has redacted provider secrets from the bytes already.
  */
 export function nativeSource<Event>(options: NativeSourceOptions<Event>) {
-  const { response, decoder, filter, secrets } = options;
+  const { response, decoder, filter } = options;
   return async function* (state: RelayState): AsyncGenerator<StreamPart<Event>> {
     const parser = new SseParser();
     /** Raw bytes after the last complete frame, held back so an error frame never lands inside a half-sent one. */
@@ -191,13 +189,12 @@ export function nativeSource<Event>(options: NativeSourceOptions<Event>) {
     const reframe = (frames: readonly SseEvent[]): StreamPart<Event> | undefined => {
       const kept = frames.filter((frame) => !filter || filter(frame.data));
       if (kept.length === 0) return undefined;
-      const redacted = kept.map((frame) => ({ event: frame.event, data: redactText(frame.data, secrets) }));
-      return new RawPart<Event>(Buffer.from(redacted.map((frame) => formatSseFrame(frame.data, frame.event)).join('')), redacted);
+      return new RawPart<Event>(Buffer.from(kept.map((frame) => formatSseFrame(frame.data, frame.event)).join('')), kept);
     };
     /**
      * Feeds frames to the decoder; the first that is, or reports, a failure.
      * `own`: the provider's error event in the client's own format (the
-     * decoder read it as one), which is relayed — redacted — so the client
+     * decoder read it as one), which is relayed so the client
      * sees the provider's error type; any other error-shaped frame is
      * replaced by the gateway's own error.
      */
@@ -219,7 +216,7 @@ export function nativeSource<Event>(options: NativeSourceOptions<Event>) {
       return undefined;
     };
     const failWith = (frames: readonly SseEvent[], failure: { index: number; error: GatewayError; own: boolean }): StreamPart<Event>[] => {
-      state.failed = redactError(failure.error, secrets);
+      state.failed = failure.error;
       const before = reframe(frames.slice(0, failure.index));
       const closing = failure.own ? reframe([frames[failure.index]!]) : eventPart(options.fail(state.failed));
       return [...(before ? [before] : []), ...(closing ? [closing] : [])];
@@ -245,12 +242,7 @@ export function nativeSource<Event>(options: NativeSourceOptions<Event>) {
         const sent = pendingFrames;
         pending = pending.subarray(cut);
         pendingFrames = [];
-        if (containsSecret(bytes, secrets)) {
-          const part = reframe(sent);
-          if (part) yield part;
-        } else {
-          yield new RawPart<Event>(bytes, sent);
-        }
+        yield new RawPart<Event>(bytes, sent);
       }
     }
     const tail = parser.end();
@@ -267,12 +259,7 @@ export function nativeSource<Event>(options: NativeSourceOptions<Event>) {
       const part = reframe(tail);
       if (part) yield part;
     } else if (pending.length > 0) {
-      if (containsSecret(pending, secrets)) {
-        const part = reframe([...pendingFrames, ...tail]);
-        if (part) yield part;
-      } else {
-        yield new RawPart<Event>(pending, [...pendingFrames, ...tail]);
-      }
+      yield new RawPart<Event>(pending, [...pendingFrames, ...tail]);
     }
   };
 }

@@ -10,7 +10,14 @@
  * in this order, the database last: signature (constant-time), expiry, then
  * the row — so a bad or expired signature never reveals whether an id
  * exists. Rows live as long as their link; a sweep on every instance deletes
- * expired ones in small batches.
+ * expired ones in small batches. The row is read with its account: a
+ * disabled account's links stop serving (404, as for an image that is gone)
+ * on every instance at once, and serve again if it is enabled before they
+ * expire.
+ *
+ * Links are absolute, on the configured `PUBLIC_BASE_URL`, else on the
+ * address the gateway listens on — never on a request's `Host`, which a
+ * client chooses.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Kysely } from 'kysely';
@@ -37,6 +44,8 @@ export type LinkCheck = 'valid' | 'bad-signature' | 'expired';
 export interface GeneratedImageStoreOptions {
   /** Lifetime of an image and of its links, seconds. */
   ttlSeconds: number;
+  /** Where clients reach the gateway (`PUBLIC_BASE_URL`, or the listen address until the server tells the one it got). */
+  origin: string;
   log: Logger;
 }
 
@@ -44,11 +53,14 @@ export class GeneratedImageStore {
   private secret: Buffer | undefined;
   private timer: NodeJS.Timeout | undefined;
   private sweeping: Promise<unknown> | undefined;
+  private linkOrigin: string;
 
   constructor(
     private readonly db: Kysely<Database>,
     private readonly options: GeneratedImageStoreOptions,
-  ) {}
+  ) {
+    this.linkOrigin = options.origin;
+  }
 
   /** Reads (or, on the first start of an installation, makes) the signing secret and starts the sweep. */
   async start(): Promise<void> {
@@ -73,6 +85,16 @@ export class GeneratedImageStore {
     return this.options.ttlSeconds;
   }
 
+  /** The origin links are built on (no trailing slash). */
+  get origin(): string {
+    return this.linkOrigin;
+  }
+
+  /** The server listens (on a port chosen at start, maybe): links without `PUBLIC_BASE_URL` go there. */
+  useListenOrigin(origin: string): void {
+    this.linkOrigin = origin;
+  }
+
   /** Keeps an image for the configured lifetime; answers its signed path. */
   async save(accountId: string, bytes: Uint8Array, contentType: string, now = new Date()): Promise<string> {
     const id = `img_${randomBytes(16).toString('hex')}`;
@@ -95,7 +117,7 @@ export class GeneratedImageStore {
     return Number(expires) * 1000 <= now.getTime() ? 'expired' : 'valid';
   }
 
-  /** An image still in its lifetime (call only after {@link checkLink} said `valid`). */
+  /** An image still in its lifetime, of an account not disabled (call only after {@link checkLink} said `valid`). */
   read(id: string, now = new Date()): Promise<{ contentType: string; bytes: Uint8Array; expiresAt: Date } | undefined> {
     return findLiveGeneratedImage(this.db, id, now);
   }

@@ -105,14 +105,6 @@ export function checkImageRequest(model: CatalogModel, fields: ImageRequestField
   };
 }
 
-/** The client-facing origin of links: the configured one, else the request's Host (only plain host[:port] is believed). */
-export function linkOrigin(context: OperationContext): string {
-  const configured = context.services.config.publicBaseUrl;
-  if (configured) return configured;
-  const host = context.headers.host;
-  return host && /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/.test(host) ? `http://${host}` : '';
-}
-
 async function contentTypeOf(bytes: Uint8Array): Promise<string> {
   const detected = await fileTypeFromBuffer(bytes.subarray(0, 4100));
   return detected?.mime.startsWith('image/') ? detected.mime : 'application/octet-stream';
@@ -126,7 +118,8 @@ async function contentTypeOf(bytes: Uint8Array): Promise<string> {
  */
 export async function deliverImages(context: OperationContext, data: readonly ImageDatum[], responseFormat: 'url' | 'b64_json'): Promise<ImageDatum[]> {
   if (responseFormat === 'b64_json') return [...data];
-  const origin = linkOrigin(context);
+  // PUBLIC_BASE_URL, else the listen address: never the request's Host, which the client chooses.
+  const origin = context.services.generatedImages.origin;
   const delivered: ImageDatum[] = [];
   for (const datum of data) {
     if (datum.url !== undefined || datum.b64_json === undefined) {

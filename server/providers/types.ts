@@ -30,7 +30,7 @@ export interface ProviderConnection {
   apiKey?: string;
   /** Extra headers sent on every request (OpenAI-compatible servers often need some). */
   headers?: Record<string, string>;
-  /** Client betas this provider may receive (`*`: any); none when unset. */
+  /** When set, the only client betas this provider receives (`*`: any); unset: every beta the client sent. */
   allowedBetas?: readonly string[];
 }
 

@@ -1,10 +1,11 @@
 import type { UpstreamTimeouts } from '../config.js';
 import { ClientAbortedError, GatewayError, UpstreamError } from '../errors.js';
-import type { ResolvedProvider } from '../catalog/catalog.js';
-import type { UpstreamResponse, UpstreamTransport } from '../providers/types.js';
+import { providerSecrets, type ResolvedProvider } from '../catalog/catalog.js';
+import type { ParseUpstreamError, UpstreamResponse, UpstreamTransport } from '../providers/types.js';
 import { SseParser, type SseEvent } from '../sse/sse-parser.js';
 import { toTransportError, type UpstreamClient } from './upstream-client.js';
 import { withTraceContext } from '../observability/observability.js';
+import { redactionModeOf, SecretRedactor } from './secret-redactor.js';
 
 /** The largest JSON answer read from a provider. */
 export const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
@@ -37,9 +38,28 @@ export function timeoutsFor(provider: ResolvedProvider, defaults: UpstreamTimeou
   };
 }
 
-/** HTTP to one deployment's provider for one request (see {@link UpstreamTransport}). */
+/** One redactor per provider object (a catalog reload makes new ones). */
+const redactors = new WeakMap<ResolvedProvider, SecretRedactor>();
+
+/** The redactor of a provider's secrets, built on its first request. */
+export function redactorOf(provider: ResolvedProvider): SecretRedactor {
+  let redactor = redactors.get(provider);
+  if (!redactor) {
+    redactor = new SecretRedactor(providerSecrets(provider));
+    redactors.set(provider, redactor);
+  }
+  return redactor;
+}
+
+/**
+ * HTTP to one deployment's provider for one request (see {@link UpstreamTransport}).
+ * Every body the provider answers, 2xx or error, reaches its reader with the
+ * provider's secrets redacted (secret-redactor.ts): no operation reads a
+ * provider's bytes any other way.
+ */
 export function createTransport(options: TransportOptions): UpstreamTransport {
   const { client, provider, signal } = options;
+  const redactor = redactorOf(provider);
   const timeouts = timeoutsFor(provider, options.timeouts);
   if (options.maxRetries !== undefined) timeouts.maxRetries = options.maxRetries;
   const mapReadError = (error: unknown): Error => {
@@ -70,7 +90,12 @@ export function createTransport(options: TransportOptions): UpstreamTransport {
   return {
     providerId: provider.id,
     signal,
-    send: (request, parseError) => client.send(withTraceContext(request), { providerId: provider.id, signal, timeouts, parseError, onRetry: options.onRetry }),
+    async send(request, parseError) {
+      const redactedError: ParseUpstreamError = redactor.isEmpty ? parseError : (status, text, headers) => parseError(status, redactor.redactText(text), headers);
+      const response = await client.send(withTraceContext(request), { providerId: provider.id, signal, timeouts, parseError: redactedError, onRetry: options.onRetry });
+      if (redactor.isEmpty) return response;
+      return { ...response, body: redactor.redactBody(response.body, redactionModeOf(response.headers['content-type'])) };
+    },
     readBytes,
     async readJson(response) {
       // Decoded once, whole: a character split across chunks stays whole.

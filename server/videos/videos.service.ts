@@ -3,7 +3,6 @@
  * the background, see video-worker.ts), list, get, download and delete —
  * each only for the account that owns the video.
  */
-import parseRange from 'range-parser';
 import { fileTypeFromBuffer } from 'file-type';
 import type { Executor } from '../../db/queries/executor.js';
 import { countUnfinishedVideos, deleteVideo as deleteVideoRow, findVideo, insertVideo, listVideos as listVideoRows } from '../../db/queries/videos.queries.js';
@@ -18,7 +17,7 @@ import { newVideoId, toPublicVideo, videoAssetKey } from './video-object.js';
 import { resolveVideoSeconds, resolveVideoSize } from './video-options.js';
 import { assertFilesKept, videoFileKeys } from './video-retention.js';
 import { buildVideoUsageEntry } from './video-usage.js';
-import type { ByteRange } from './video-storage.js';
+import { byteRangeHeaders, chooseByteRange } from '../media/byte-range.js';
 
 /** What an input reference may be (judged by its bytes): an image, or a video. */
 const REFERENCE_TYPES = new Set(['image/png', 'image/jpeg', 'image/webp', 'video/mp4', 'video/quicktime', 'video/webm']);
@@ -177,12 +176,11 @@ export async function getVideo(context: OperationContext, id: string): Promise<V
 }
 
 /**
- * `GET /v1/videos/{id}/content`: the stored file, with `Range` support. One
- * range → 206; a range past the end → 416 with `content-range: bytes
- * *\/size`; several ranges, a malformed header or another unit → the whole
- * file (RFC 9110 lets a server ignore `Range`). Before completion — and for a
- * failed video, which never gets content — 409 VIDEO_NOT_READY; from its
- * `expires_at` on, 404 VIDEO_EXPIRED (see video-retention.ts).
+ * `GET /v1/videos/{id}/content`: the stored file, with `Range` and
+ * `If-Range` per RFC 9110 (media/byte-range.ts; the video id and variant are
+ * its strong entity tag). Before completion — and for a failed video, which
+ * never gets content — 409 VIDEO_NOT_READY; from its `expires_at` on, 404
+ * VIDEO_EXPIRED (see video-retention.ts).
  */
 export async function readVideoContent(context: OperationContext, query: VideoContentQuery): Promise<BinaryAnswer> {
   if (!context.canStream) {
@@ -196,28 +194,19 @@ export async function readVideoContent(context: OperationContext, query: VideoCo
     throw new GatewayError('VIDEO_NOT_READY', message);
   }
   const asset = row.assets[query.variant];
-  const header = context.headers.range;
-  let range: ByteRange | undefined;
-  if (header) {
-    const parsed = parseRange(asset.size, header, { combine: true });
-    if (parsed === -1) {
-      throw new GatewayError('RANGE_NOT_SATISFIABLE', `The range '${header.slice(0, 100)}' lies outside the file (${asset.size} bytes).`, {
-        headers: { 'content-range': `bytes */${asset.size}`, 'accept-ranges': 'bytes' },
-      });
-    }
-    if (parsed !== -2 && parsed.type === 'bytes' && parsed.length === 1) range = { start: parsed[0]!.start, end: parsed[0]!.end };
-  }
+  // A finished video's files never change.
+  const etag = `"${row.id}-${query.variant}"`;
+  const choice = chooseByteRange(asset.size, { range: context.headers.range, ifRange: context.headers['if-range'] }, etag);
+  const range = choice.kind === 'partial' ? { start: choice.start, end: choice.end } : undefined;
   const stored = await context.services.videoStorage.get(asset.key, range);
   if (!stored) throw new GatewayError('NOT_FOUND', `The ${query.variant} of the video '${row.id}' is missing from storage.`);
-  const headers: Record<string, string> = { 'accept-ranges': 'bytes' };
-  if (range) headers['content-range'] = `bytes ${range.start}-${range.end}/${asset.size}`;
   return {
     kind: 'binary',
     contentType: asset.contentType,
     contentLength: range ? range.end - range.start + 1 : asset.size,
     status: range ? 206 : 200,
     body: stored.body,
-    meta: { headers },
+    meta: { headers: byteRangeHeaders(choice, asset.size, etag) },
   };
 }
 

@@ -2,7 +2,8 @@
  * Signed image links with two gateway instances on one PostgreSQL database:
  * a link handed out by one instance is served by the other (bytes and the
  * signing secret live in the database), a tampered one is refused by both,
- * and the sweep deletes expired images from PostgreSQL.
+ * a disabled account's links stop serving on both at once, and the sweep
+ * deletes expired images from PostgreSQL.
  */
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -37,6 +38,14 @@ describe('image links across instances on PostgreSQL', () => {
     expect(Buffer.from(await onSecond.arrayBuffer()).equals(Buffer.from(inline.data![0]!.b64_json!, 'base64'))).toBe(true);
     const tampered = `${url.pathname}?expires=${Number(url.searchParams.get('expires')) + 1}&signature=${url.searchParams.get('signature')}`;
     for (const instance of [first, second]) expect((await fetch(new URL(tampered, instance.url))).status).toBe(403);
+  });
+
+  it("stops serving a disabled account's links on both instances at once (the link reads the account with the image)", async () => {
+    const { accountId } = await first.createAccountWithKey({ plan: 'pro', credits: 10 });
+    const path = await first.gateway.services.generatedImages.save(accountId, Buffer.from('shared'), 'image/png');
+    for (const instance of [first, second]) expect((await fetch(new URL(path, instance.url))).status).toBe(200);
+    await first.disableAccount(accountId);
+    for (const instance of [second, first]) expect((await fetch(new URL(path, instance.url))).status).toBe(404);
   });
 
   it('sweeps expired images from PostgreSQL (from any instance) and keeps live ones', async () => {

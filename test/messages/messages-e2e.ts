@@ -47,8 +47,8 @@ export function messagesCatalog(urls: { openai: string; anthropic: string }, ext
   return {
     providers: [
       { id: 'openai-up', kind: 'openai', baseUrl: urls.openai, apiKey: 'env:UMG_MESSAGES_OPENAI_KEY' },
-      // Every beta may reach this test provider (the suites check they are forwarded as sent).
-      { id: 'anthropic-up', kind: 'anthropic', baseUrl: urls.anthropic, apiKey: 'env:UMG_MESSAGES_ANTHROPIC_KEY', allowedBetas: ['*'] },
+      // No allowedBetas: every beta reaches this provider by default (the suites check they are forwarded as sent).
+      { id: 'anthropic-up', kind: 'anthropic', baseUrl: urls.anthropic, apiKey: 'env:UMG_MESSAGES_ANTHROPIC_KEY' },
       { id: 'mock', kind: 'mock' },
       ...(extra.providers ?? []),
     ],

@@ -184,7 +184,18 @@ export interface UpstreamServerOptions {
   models?: string[];
   /** Extra endpoints, keyed `"<METHOD> <path>"` (`:name` segments match one path segment); they take precedence over the defaults. */
   routes?: Record<string, UpstreamRouteHandler>;
+  /**
+   * A provider that leaks its credential: every {@link CREDENTIAL_PLACEHOLDER}
+   * in what it sends (JSON, frames, bytes) becomes the credential the request
+   * carried (its `authorization` value, e.g. `Bearer sk-…`, else `x-api-key`).
+   * The default answers echo the prompt, so a prompt holding the placeholder
+   * makes the answer's content hold the key.
+   */
+  echoCredential?: boolean;
 }
+
+/** What an `echoCredential` server replaces with the request's credential. */
+export const CREDENTIAL_PLACEHOLDER = '{{credential}}';
 
 export interface UpstreamServer {
   /** Base URL including `/v1`, e.g. `http://127.0.0.1:40123/v1`. */
@@ -579,10 +590,19 @@ export async function startUpstreamServer(
     exchange.response.writeHead(status, headers);
   }
 
+  /** The credential the request carried in place of each placeholder, on an `echoCredential` server. */
+  function leak<T extends string | Buffer>(exchange: Exchange, data: T): T {
+    if (!options.echoCredential) return data;
+    const credential = exchange.record.headers.authorization ?? exchange.record.headers['x-api-key'] ?? '';
+    if (typeof data === 'string') return data.split(CREDENTIAL_PLACEHOLDER).join(credential) as T;
+    const text = data.toString('latin1');
+    return (text.includes(CREDENTIAL_PLACEHOLDER) ? Buffer.from(text.split(CREDENTIAL_PLACEHOLDER).join(credential), 'latin1') : data) as T;
+  }
+
   /** A complete non-streaming body: strings verbatim, anything else as JSON. */
   function sendBody(exchange: Exchange, status: number, body: unknown, headers?: Record<string, string>): void {
     if (exchange.response.destroyed) return;
-    const text = typeof body === 'string' ? body : JSON.stringify(body);
+    const text = leak(exchange, typeof body === 'string' ? body : JSON.stringify(body));
     writeHead(exchange, status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) }, headers);
     exchange.response.end(text);
   }
@@ -594,8 +614,9 @@ export async function startUpstreamServer(
     }
     if (answer.kind === 'bytes') {
       if (exchange.response.destroyed) return;
-      writeHead(exchange, answer.status ?? 200, { 'content-type': answer.contentType, 'content-length': String(answer.body.length) }, answer.headers);
-      exchange.response.end(answer.body);
+      const bytes = leak(exchange, answer.body);
+      writeHead(exchange, answer.status ?? 200, { 'content-type': answer.contentType, 'content-length': String(bytes.length) }, answer.headers);
+      exchange.response.end(bytes);
       return;
     }
     startStream(exchange, answer);
@@ -623,7 +644,7 @@ export async function startUpstreamServer(
     return new Promise((resolve) => {
       const onAbort = (): void => resolve(false);
       signal.addEventListener('abort', onAbort, { once: true });
-      response.write(chunk, (error) => {
+      response.write(leak(exchange, chunk), (error) => {
         signal.removeEventListener('abort', onAbort);
         resolve(!error && !signal.aborted);
       });

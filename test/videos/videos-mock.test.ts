@@ -205,10 +205,36 @@ describe('a video over plain HTTP', () => {
     expect(beyond.headers.get('content-range')).toBe(`bytes */${bytes.length}`);
     expect(((await beyond.json()) as { error: Json }).error.code).toBe('RANGE_NOT_SATISFIABLE');
 
-    // Several ranges: the whole file (documented).
+    // Several ranges apart: the whole file (documented).
     const several = await fetch(`${gateway.url}/v1/videos/${id}/content`, { headers: { ...bearer(key), range: 'bytes=0-9,100-109' } });
     expect(several.status).toBe(200);
     expect(Buffer.from(await several.arrayBuffer()).length).toBe(bytes.length);
+
+    // RFC 9110: a suffix longer than the file is the whole file as a part; an invalid or malformed range is ignored.
+    const ranged = (range: string, extra: Record<string, string> = {}) => fetch(`${gateway.url}/v1/videos/${id}/content`, { headers: { ...bearer(key), range, ...extra } });
+    const longSuffix = await ranged(`bytes=-${bytes.length + 1000}`);
+    expect(longSuffix.status).toBe(206);
+    expect(longSuffix.headers.get('content-range')).toBe(`bytes 0-${bytes.length - 1}/${bytes.length}`);
+    expect(Buffer.from(await longSuffix.arrayBuffer()).equals(bytes)).toBe(true);
+    for (const range of ['bytes=5-2', 'bytes=abc', 'items=0-9']) {
+      const ignored = await ranged(range);
+      expect(ignored.status, range).toBe(200);
+      expect(ignored.headers.get('content-range')).toBeNull();
+      expect(Buffer.from(await ignored.arrayBuffer()).length).toBe(bytes.length);
+    }
+    const joined = await ranged('bytes=0-4,5-9');
+    expect(joined.status).toBe(206);
+    expect(joined.headers.get('content-range')).toBe(`bytes 0-9/${bytes.length}`);
+    await joined.arrayBuffer();
+    // If-Range: the tag of the file serves the part, any other validator the whole file.
+    const etag = whole.headers.get('etag')!;
+    expect(etag).toMatch(/^"[^"]+"$/);
+    const current = await ranged('bytes=0-9', { 'if-range': etag });
+    expect(current.status).toBe(206);
+    await current.arrayBuffer();
+    const stale = await ranged('bytes=0-9', { 'if-range': '"another-version"' });
+    expect(stale.status).toBe(200);
+    expect(Buffer.from(await stale.arrayBuffer()).length).toBe(bytes.length);
 
     const thumbnail = await fetch(`${gateway.url}/v1/videos/${id}/content?variant=thumbnail`, { headers: bearer(key) });
     expect(thumbnail.status).toBe(200);

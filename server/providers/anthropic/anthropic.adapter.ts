@@ -93,13 +93,14 @@ export function buildAnthropicCountTokensRequest(
 
 /**
  * The headers of a messages client that reach the provider (SPEC "POST
- * /messages"): its version, and of its betas those the provider's catalog
- * entry allows (a beta can change what a request costs).
+ * /messages": version and beta are forwarded): its version, and its betas —
+ * all of them, or only those listed when the provider's catalog entry sets
+ * `allowedBetas` (a beta can change what a request costs).
  */
 function forwardedOf(connection: ProviderConnection, forwarding: NativeForwarding): AnthropicForwardedHeaders {
-  const allowed = connection.allowedBetas ?? [];
+  const allowed = connection.allowedBetas;
   const requested = (forwarding.headers['anthropic-beta'] ?? '').split(',').map((beta) => beta.trim()).filter(Boolean);
-  const betas = allowed.includes('*') ? requested : requested.filter((beta) => allowed.includes(beta));
+  const betas = !allowed || allowed.includes('*') ? requested : requested.filter((beta) => allowed.includes(beta));
   return { version: forwarding.headers['anthropic-version'], beta: betas.length > 0 ? betas.join(',') : undefined };
 }
 
