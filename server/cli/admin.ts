@@ -111,7 +111,7 @@ function adminTokenHint(connection: Connection): string {
     `The gateway at ${connection.url} refused the admin token from ${connection.tokenSource}.`,
     'Every instance on one database checks that database\'s token. Use the one it was set to: GATEWAY_ADMIN_TOKEN of its instances,',
     "the last one admin-token:rotate printed, or the admin-token file in the DATA_DIR of the instance that first started on the database.",
-    'Lost it? `npm run admin -- admin-token:rotate --direct` with that DATABASE_URL (or the gateway stopped, its DATA_DIR) prints a new one for every instance.',
+    'Lost it? `npm run admin -- admin-token:rotate --direct` with the gateways\' DATABASE_URL (on PGlite: the gateway stopped, its DATA_DIR) prints a new one, and every instance takes it.',
   ].join('\n');
 }
 
