@@ -143,4 +143,6 @@ export async function followAdminToken(database: DatabaseHandle, target: { admin
     );
   };
   await database.listen(ADMIN_TOKEN_CHANNEL, reload, reload);
+  // A change made between this instance's first read and its subscription is not missed.
+  reload();
 }
