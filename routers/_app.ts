@@ -17,6 +17,7 @@ import { usersRouter } from './admin/users.router.js';
 import { dashboardAuthRouter } from './dashboard/auth.router.js';
 import { dashboardOwnerRouter } from './dashboard/owner.router.js';
 import { providersRouter } from './admin/providers.router.js';
+import { adminTokenRouter } from './admin/admin-token.router.js';
 
 export const appRouter = router({
   models: modelsRouter,
@@ -36,6 +37,7 @@ export const appRouter = router({
     restricted: restrictedAdminRouter,
     users: usersRouter,
     providers: providersRouter,
+    adminToken: adminTokenRouter,
   }),
   /** The dashboard's own procedures (session cookie; see server/dashboard). */
   dashboard: router({

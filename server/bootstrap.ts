@@ -1,58 +1,20 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { anyAccountExists, findAccount, findKeyByHash } from '../db/queries/accounts.queries.js';
-import { insertSettingIfAbsent, readSetting } from '../db/queries/settings.queries.js';
 import { createAccount, createKey } from './accounts/accounts.service.js';
 import { hashApiKey, isWellFormedApiKey } from './auth/api-keys.js';
 import type { GatewayConfig } from './config.js';
 import { createUser, generatePassword } from './dashboard/users.service.js';
 import type { Logger } from './logger.js';
 
-export const ADMIN_TOKEN_FILE = 'admin-token';
-const ADMIN_SETTING = 'admin_token_hash';
-
-export function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
-}
-
-/**
- * The admin token's hash. With GATEWAY_ADMIN_TOKEN set it is that token's;
- * otherwise the first start creates a token, stores only its hash, and writes
- * the token to DATA_DIR/admin-token (mode 0600) where the CLI finds it.
- */
-export async function ensureAdminToken(db: Kysely<Database>, config: GatewayConfig, log: Logger): Promise<string> {
-  if (config.adminToken) return sha256(config.adminToken);
-  const existing = await readSetting(db, ADMIN_SETTING);
-  if (existing !== undefined) return existing as string;
-  const token = `umg-admin-${randomBytes(24).toString('base64url')}`;
-  const hash = sha256(token);
-  // Another instance starting at the same moment may win; then its token is the one.
-  const stored = (await insertSettingIfAbsent(db, ADMIN_SETTING, hash)) as string;
-  if (stored !== hash) return stored;
-  mkdirSync(config.dataDir, { recursive: true });
-  const file = path.join(config.dataDir, ADMIN_TOKEN_FILE);
-  writeFileSync(file, `${token}\n`, { mode: 0o600 });
-  chmodSync(file, 0o600);
-  log.info('admin.token_created', { file });
-  return hash;
-}
-
-export function readAdminTokenFile(dataDir: string): string | undefined {
-  try {
-    return readFileSync(path.join(dataDir, ADMIN_TOKEN_FILE), 'utf8').trim() || undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 /** GATEWAY_BOOTSTRAP_KEY: make sure an account owns this key (idempotent; several instances may race). */
 export async function ensureBootstrapKey(db: Kysely<Database>, config: GatewayConfig, log: Logger): Promise<void> {
   const key = config.bootstrapKey;
   if (!key) return;
   if (!isWellFormedApiKey(key)) throw new Error('GATEWAY_BOOTSTRAP_KEY must be "sk-umg-" followed by at least 40 letters and digits');
+  if (!Object.hasOwn(config.rateLimits, config.bootstrapPlan)) {
+    throw new Error(`GATEWAY_BOOTSTRAP_PLAN "${config.bootstrapPlan}" is not a plan: the plans are ${Object.keys(config.rateLimits).join(', ')} (RATE_LIMITS adds more)`);
+  }
   if (await findKeyByHash(db, hashApiKey(key))) return;
   const accountId = `acct_bootstrap_${hashApiKey(key).slice(0, 12)}`;
   try {

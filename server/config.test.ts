@@ -31,3 +31,19 @@ describe('listenOrigin: where signed links point without PUBLIC_BASE_URL', () =>
     expect(() => readConfig({ PUBLIC_BASE_URL: 'ftp://gw.example.com' })).toThrow(/PUBLIC_BASE_URL/);
   });
 });
+
+describe('readConfig: RATE_LIMITS', () => {
+  it('has the plans free (20 per minute) and pro (600) by default', () => {
+    expect(readConfig({}).rateLimits).toEqual({ free: 20, pro: 600 });
+  });
+
+  it('adds plans to the defaults and changes the limits it names, never removing free or pro', () => {
+    expect(readConfig({ RATE_LIMITS: 'team=100' }).rateLimits).toEqual({ free: 20, pro: 600, team: 100 });
+    expect(readConfig({ RATE_LIMITS: 'pro=0, free=5' }).rateLimits).toEqual({ free: 5, pro: 0 });
+  });
+
+  it('refuses an entry that is not plan=number', () => {
+    expect(() => readConfig({ RATE_LIMITS: 'team' })).toThrow(/RATE_LIMITS entry "team"/);
+    expect(() => readConfig({ RATE_LIMITS: 'team=-1' })).toThrow(/RATE_LIMITS/);
+  });
+});

@@ -8,8 +8,11 @@ import { AuthCache, CACHE_CHANNEL, type CacheInvalidation } from './auth/auth-ca
 import { KeyUsageTracker } from './auth/key-usage.js';
 import { AuthFailureLimiter } from './auth/auth-failures.js';
 import { Billing, BILLING_CHANNEL } from './billing/billing.js';
-import { ensureAdminToken, ensureBootstrapKey, ensureDemoAccountWithSignIn, type DemoAccount } from './bootstrap.js';
-import { applyCatalog, Catalog, loadCatalogSource } from './catalog/catalog.js';
+import { ensureAdminToken, followAdminToken } from './admin-token.js';
+import { ensureBootstrapKey, ensureDemoAccountWithSignIn, type DemoAccount } from './bootstrap.js';
+import { applyCatalog, Catalog, findUnsetSecrets, loadCatalogSource } from './catalog/catalog.js';
+import { findAccountsOnUnknownPlans } from './accounts/accounts.service.js';
+import type { CatalogFile } from './catalog/catalog.schema.js';
 import { listenOrigin, type GatewayConfig } from './config.js';
 import { createLogger, type Logger } from './logger.js';
 import type { Services } from './services.js';
@@ -45,6 +48,12 @@ export interface StartOptions {
   env?: NodeJS.ProcessEnv;
   /** In-memory PGlite only: start from this migrated dump (tests). */
   pgliteSnapshot?: Blob;
+  /**
+   * The admin CLI's `--direct`: works on the database as it is. It leaves the
+   * catalog in the database (GATEWAY_CONFIG only names the restricted
+   * families), and the admin token alone (the CLI brings a one-time token of its own).
+   */
+  asAdminTool?: boolean;
 }
 
 export async function buildServices(config: GatewayConfig, options: StartOptions = {}): Promise<Services> {
@@ -59,11 +68,12 @@ export async function buildServices(config: GatewayConfig, options: StartOptions
   const db = database.db;
   await migrateToLatest(db);
   const catalogSource = loadCatalogSource(config.catalogFile);
-  await applyCatalog(db, catalogSource);
+  if (!options.asAdminTool) await applyCatalog(db, catalogSource);
   const catalog = new Catalog();
   await catalog.load(db, options.env ?? process.env);
   // Provider secrets are masked in every log line, wherever a provider echoes them.
   log.addSecrets(catalog.list().flatMap((model) => model.secrets));
+  if (!options.asAdminTool) await warnOfStartProblems(db, config, catalogSource, options.env ?? process.env, log);
   const authCache = new AuthCache(db);
   await database.listen(
     CACHE_CHANNEL,
@@ -88,7 +98,7 @@ export async function buildServices(config: GatewayConfig, options: StartOptions
     failMode: config.rateLimitFailMode,
     breakerOpenMs: config.rateLimitBreakerOpenMs,
   });
-  const adminTokenHash = await ensureAdminToken(db, config, log);
+  const adminTokenHash = options.asAdminTool ? '' : await ensureAdminToken(db, config, log);
   await ensureBootstrapKey(db, config, log);
   const instanceId = `gw_${randomUUID()}`;
   const billing = new Billing(db, { instanceId, flushIntervalMs: config.usageFlushMs, log });
@@ -138,8 +148,20 @@ export async function buildServices(config: GatewayConfig, options: StartOptions
       sources: { providerHealth, pendingUsageRows: () => billing.pending, poolStats: database.poolStats },
     }),
   };
+  // Every instance checks the database's admin token, and follows it when another one rotates it.
+  if (!options.asAdminTool) await followAdminToken(database, services, log);
   services.videos.start(services);
   return services;
+}
+
+/** What would otherwise fail silently later: a provider without its secret, accounts on a plan RATE_LIMITS no longer has. */
+async function warnOfStartProblems(db: Services['db'], config: GatewayConfig, catalog: CatalogFile, env: NodeJS.ProcessEnv, log: Logger): Promise<void> {
+  for (const { provider, variable } of findUnsetSecrets(catalog, env)) {
+    log.warn('catalog.secret_unset', { provider, variable, message: `Provider "${provider}" references env:${variable}, which is not set: its calls will fail.` });
+  }
+  for (const { plan, accounts } of await findAccountsOnUnknownPlans(db, config.rateLimits)) {
+    log.warn('accounts.unknown_plan', { plan, accounts, message: `Plan "${plan}" is not in RATE_LIMITS: these accounts get the pro limit.` });
+  }
 }
 
 export async function closeServices(services: Services): Promise<void> {

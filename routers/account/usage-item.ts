@@ -18,8 +18,13 @@ export function toUsageItem(row: UsageRow): z.infer<typeof usageItemSchema> {
     status: row.status,
     stream: row.stream,
     aborted: row.aborted,
-    price: Object.fromEntries(Object.entries(row.price as Record<string, number>).map(([name, micro]) => [name, microToCredits(micro)])),
+    // snake_case like every other field of /v1/usage (the stored price's keys are camelCase).
+    price: Object.fromEntries(Object.entries(row.price as Record<string, number>).map(([name, micro]) => [snakeCase(name), microToCredits(micro)])),
   };
+}
+
+function snakeCase(name: string): string {
+  return name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
 }
 
 /** Unix seconds or an ISO 8601 time (validated by the schema) as a Date. */

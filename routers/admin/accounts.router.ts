@@ -4,6 +4,7 @@ import {
   adjustCredits,
   createAccount,
   requireAccount,
+  requireKnownPlan,
   toAccountView,
   updateAccount,
 } from '../../server/accounts/accounts.service.js';
@@ -24,8 +25,9 @@ export const accountsRouter = router({
   create: adminProcedure
     .input(createAccountInputSchema)
     .output(accountViewSchema)
-    .mutation(async ({ ctx, input }) =>
-      toAccountView(
+    .mutation(async ({ ctx, input }) => {
+      requireKnownPlan(input.plan, ctx.services.config.rateLimits);
+      return toAccountView(
         await createAccount(ctx.services.db, {
           name: input.name,
           plan: input.plan,
@@ -36,8 +38,8 @@ export const accountsRouter = router({
           resetCycleDays: input.reset_cycle_days,
           ipAllowlist: input.ip_allowlist,
         }),
-      ),
-    ),
+      );
+    }),
   list: adminProcedure
     .input(listAccountsInputSchema)
     .output(z.array(accountViewSchema))
@@ -62,7 +64,10 @@ export const accountsRouter = router({
   setPlan: adminProcedure
     .input(setPlanInputSchema)
     .output(accountViewSchema)
-    .mutation(async ({ ctx, input }) => toAccountView(await updateAccount(ctx.services.db, input.account_id, { plan: input.plan }))),
+    .mutation(async ({ ctx, input }) => {
+      requireKnownPlan(input.plan, ctx.services.config.rateLimits);
+      return toAccountView(await updateAccount(ctx.services.db, input.account_id, { plan: input.plan }));
+    }),
   disable: adminProcedure
     .input(accountIdInputSchema)
     .output(accountViewSchema)

@@ -105,6 +105,22 @@ export interface CreateAccountInput {
   ipAllowlist?: string[];
 }
 
+/**
+ * Plans are the keys of RATE_LIMITS (`free` and `pro` always, and those it
+ * adds): an account is never given a plan the gateway has no limit for.
+ */
+export function requireKnownPlan(plan: string, rateLimits: Readonly<Record<string, number>>): void {
+  if (Object.hasOwn(rateLimits, plan)) return;
+  const known = Object.keys(rateLimits).map((name) => `"${name}"`).join(', ');
+  throw new GatewayError('INVALID_REQUEST', `Unknown plan "${plan}": the plans are ${known} (RATE_LIMITS adds more).`, { param: 'plan' });
+}
+
+/** Accounts whose plan is no longer in RATE_LIMITS (they get the pro limit): said at start, not silently. */
+export async function findAccountsOnUnknownPlans(db: Kysely<Database>, rateLimits: Readonly<Record<string, number>>): Promise<Array<{ plan: string; accounts: number }>> {
+  const rows = await db.selectFrom('accounts').select(['plan', db.fn.countAll<number>().as('accounts')]).groupBy('plan').execute();
+  return rows.filter((row) => !Object.hasOwn(rateLimits, row.plan)).map((row) => ({ plan: row.plan, accounts: Number(row.accounts) }));
+}
+
 function checkAllowlist(entries: string[]): void {
   entries.forEach((entry, index) => {
     const problem = validateAllowlistEntry(entry);

@@ -117,6 +117,22 @@ export async function applyCatalog(db: Kysely<Database>, catalog: CatalogFile): 
   });
 }
 
+/**
+ * The `env:NAME` references of the catalog's providers (API keys, header
+ * values) whose variable is unset or empty: such a provider starts without
+ * its secret and its calls fail, so the start says which.
+ */
+export function findUnsetSecrets(catalog: CatalogFile, env: NodeJS.ProcessEnv): Array<{ provider: string; variable: string }> {
+  const unset: Array<{ provider: string; variable: string }> = [];
+  for (const provider of catalog.providers) {
+    const references = [provider.apiKey, ...Object.values(provider.headers ?? {})];
+    for (const reference of references) {
+      if (reference?.startsWith('env:') && !env[reference.slice(4)]) unset.push({ provider: provider.id, variable: reference.slice(4) });
+    }
+  }
+  return unset;
+}
+
 function resolveSecret(reference: string | undefined, env: NodeJS.ProcessEnv): string | undefined {
   if (!reference) return undefined;
   if (reference.startsWith('env:')) return env[reference.slice(4)];

@@ -1,251 +1,23 @@
 import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { createTRPCClient, httpLink, localLink, TRPCClientError, type TRPCClient, type TRPCLink } from '@trpc/client';
+import { createTRPCClient, httpLink, localLink, TRPCClientError, type TRPCLink } from '@trpc/client';
 import { appRouter, type AppRouter } from '../../routers/_app.js';
-import { readAdminTokenFile, sha256 } from '../bootstrap.js';
+import { adminTokenFilePath, readAdminTokenFile, sha256 } from '../admin-token.js';
 import { readConfig, type GatewayConfig } from '../config.js';
 import { createContextInner } from '../context.js';
 import { buildServices, closeServices } from '../gateway.js';
 import { createLogger } from '../logger.js';
+import { COMMANDS, COMMON_FLAGS, UsageError, type FlagKind, type Flags, type GatewayClient } from './admin-commands.js';
 
 /**
  * `npm run admin -- <command> [--flags]`: the operator's CLI, a typed tRPC
  * client. By default its link is HTTP to the running gateway's /trpc with the
  * admin token; `--direct` swaps in a local link that runs the same procedures
  * in-process on the database. The commands do not know which link they use.
+ * Every answer is printed as JSON with snake_case field names.
  */
-
-type GatewayClient = TRPCClient<AppRouter>;
-type FlagKind = 'string' | 'boolean';
-type Flags = Record<string, string | boolean | undefined>;
-
-interface Command {
-  usage: string;
-  /** The flags this command reads; `--direct` and `--help` are accepted by every command. */
-  flags: Record<string, FlagKind>;
-  run(client: GatewayClient, flags: Flags): Promise<unknown>;
-}
-
-class UsageError extends Error {}
-
-const COMMON_FLAGS: Record<string, FlagKind> = { direct: 'boolean', help: 'boolean' };
-
-function required(flags: Flags, name: string): string {
-  const value = flags[name];
-  if (typeof value !== 'string' || value === '') throw new UsageError(`--${name} is required`);
-  return value;
-}
-
-function optionalString(flags: Flags, name: string): string | undefined {
-  const value = flags[name];
-  return typeof value === 'string' ? value : undefined;
-}
-
-function optionalNumber(flags: Flags, name: string): number | undefined {
-  const value = flags[name];
-  if (value === undefined) return undefined;
-  const number = Number(value);
-  if (typeof value !== 'string' || !Number.isFinite(number)) throw new UsageError(`--${name} must be a number`);
-  return number;
-}
-
-/** A comma-separated flag as a list without empty items; undefined when the flag is absent. */
-function optionalList(flags: Flags, name: string): string[] | undefined {
-  const value = optionalString(flags, name);
-  return value === undefined ? undefined : value.split(',').map((item) => item.trim()).filter(Boolean);
-}
-
-const COMMANDS: Record<string, Command> = {
-  'accounts:create': {
-    usage: '--name NAME [--plan pro|free|…] [--credits N] [--vault-credits N] [--daily-limit N] [--restricted-access] [--ip-allowlist a,b/24]',
-    flags: { name: 'string', plan: 'string', credits: 'string', 'vault-credits': 'string', 'daily-limit': 'string', 'restricted-access': 'boolean', 'ip-allowlist': 'string' },
-    run: (client, flags) =>
-      client.admin.accounts.create.mutate({
-        name: required(flags, 'name'),
-        plan: optionalString(flags, 'plan') ?? 'pro',
-        credits: optionalNumber(flags, 'credits') ?? 0,
-        vault_credits: optionalNumber(flags, 'vault-credits') ?? 0,
-        daily_limit: optionalNumber(flags, 'daily-limit'),
-        restricted_access: flags['restricted-access'] === true ? true : undefined,
-        ip_allowlist: optionalList(flags, 'ip-allowlist'),
-      }),
-  },
-  'accounts:list': {
-    usage: '[--limit N] [--offset N]',
-    flags: { limit: 'string', offset: 'string' },
-    run: (client, flags) => client.admin.accounts.list.query({ limit: optionalNumber(flags, 'limit') ?? 100, offset: optionalNumber(flags, 'offset') ?? 0 }),
-  },
-  'accounts:get': {
-    usage: '--account ID',
-    flags: { account: 'string' },
-    run: (client, flags) => client.admin.accounts.get.query({ account_id: required(flags, 'account') }),
-  },
-  'accounts:set-plan': {
-    usage: '--account ID --plan PLAN',
-    flags: { account: 'string', plan: 'string' },
-    run: (client, flags) => client.admin.accounts.setPlan.mutate({ account_id: required(flags, 'account'), plan: required(flags, 'plan') }),
-  },
-  'accounts:disable': {
-    usage: '--account ID',
-    flags: { account: 'string' },
-    run: (client, flags) => client.admin.accounts.disable.mutate({ account_id: required(flags, 'account') }),
-  },
-  'accounts:enable': {
-    usage: '--account ID',
-    flags: { account: 'string' },
-    run: (client, flags) => client.admin.accounts.enable.mutate({ account_id: required(flags, 'account') }),
-  },
-  'accounts:adjust-credits': {
-    usage: '--account ID --amount N (negative removes) [--vault] [--note TEXT]',
-    flags: { account: 'string', amount: 'string', vault: 'boolean', note: 'string' },
-    run: (client, flags) => {
-      const amount = optionalNumber(flags, 'amount');
-      if (amount === undefined) throw new UsageError('--amount is required');
-      return client.admin.accounts.adjustCredits.mutate({
-        account_id: required(flags, 'account'),
-        amount,
-        balance: flags.vault === true ? 'vault' : 'current',
-        note: optionalString(flags, 'note'),
-      });
-    },
-  },
-  'accounts:set-ip-allowlist': {
-    usage: '--account ID --ips "203.0.113.7,2001:db8::/32" (empty string clears)',
-    flags: { account: 'string', ips: 'string' },
-    run: (client, flags) =>
-      client.admin.accounts.setIpAllowlist.mutate({ account_id: required(flags, 'account'), ip_allowlist: optionalList(flags, 'ips') ?? [] }),
-  },
-  'keys:create': {
-    usage: '--account ID [--name NAME]   (prints the full key once)',
-    flags: { account: 'string', name: 'string' },
-    run: (client, flags) => client.admin.keys.create.mutate({ account_id: required(flags, 'account'), name: optionalString(flags, 'name') ?? 'default' }),
-  },
-  'keys:list': {
-    usage: '--account ID [--include-deleted]',
-    flags: { account: 'string', 'include-deleted': 'boolean' },
-    run: (client, flags) => client.admin.keys.list.query({ account_id: required(flags, 'account'), include_deleted: flags['include-deleted'] === true }),
-  },
-  'keys:rename': {
-    usage: '--key ID --name NAME',
-    flags: { key: 'string', name: 'string' },
-    run: (client, flags) => client.admin.keys.rename.mutate({ key_id: required(flags, 'key'), name: required(flags, 'name') }),
-  },
-  'keys:enable': { usage: '--key ID', flags: { key: 'string' }, run: (client, flags) => client.admin.keys.enable.mutate({ key_id: required(flags, 'key') }) },
-  'keys:disable': { usage: '--key ID', flags: { key: 'string' }, run: (client, flags) => client.admin.keys.disable.mutate({ key_id: required(flags, 'key') }) },
-  'keys:delete': { usage: '--key ID', flags: { key: 'string' }, run: (client, flags) => client.admin.keys.delete.mutate({ key_id: required(flags, 'key') }) },
-  'billing:check-ledger': {
-    usage: '[--account ID]   (balances = ledger, usage costs = charges, holds = held)',
-    flags: { account: 'string' },
-    run: (client, flags) => client.admin.billing.checkLedger.query({ account_id: optionalString(flags, 'account') }),
-  },
-  'discounts:get': { usage: '', flags: {}, run: (client) => client.admin.billing.discountPool.query() },
-  'discounts:set': {
-    usage: '[--models a,b] [--min-percentage N] [--max-percentage N] [--per-account N]',
-    flags: { models: 'string', 'min-percentage': 'string', 'max-percentage': 'string', 'per-account': 'string' },
-    run: (client, flags) =>
-      client.admin.billing.setDiscountPool.mutate({
-        models: optionalList(flags, 'models'),
-        minPercentage: optionalNumber(flags, 'min-percentage'),
-        maxPercentage: optionalNumber(flags, 'max-percentage'),
-        perAccount: optionalNumber(flags, 'per-account'),
-      }),
-  },
-  'grants:grant': {
-    usage: '--account ID --family NAME [--expires-at ISO-8601] [--note TEXT]',
-    flags: { account: 'string', family: 'string', 'expires-at': 'string', note: 'string' },
-    run: (client, flags) =>
-      client.admin.restricted.grants.grant.mutate({
-        accountId: required(flags, 'account'),
-        family: required(flags, 'family'),
-        expiresAt: optionalString(flags, 'expires-at'),
-        note: optionalString(flags, 'note'),
-      }),
-  },
-  'grants:revoke': {
-    usage: '--account ID --family NAME [--note TEXT]',
-    flags: { account: 'string', family: 'string', note: 'string' },
-    run: (client, flags) =>
-      client.admin.restricted.grants.revoke.mutate({ accountId: required(flags, 'account'), family: required(flags, 'family'), note: optionalString(flags, 'note') }),
-  },
-  'grants:list': {
-    usage: '[--account ID] [--family NAME] [--include-inactive]',
-    flags: { account: 'string', family: 'string', 'include-inactive': 'boolean' },
-    run: (client, flags) =>
-      client.admin.restricted.grants.list.query({
-        accountId: optionalString(flags, 'account'),
-        family: optionalString(flags, 'family'),
-        includeInactive: flags['include-inactive'] === true,
-      }),
-  },
-  'review:list': {
-    usage: '[--decision flag|reject] [--status open|resolved] [--account ID] [--limit N] [--cursor C]',
-    flags: { decision: 'string', status: 'string', account: 'string', limit: 'string', cursor: 'string' },
-    run: (client, flags) =>
-      client.admin.restricted.review.list.query({
-        decision: optionalString(flags, 'decision') as 'flag' | 'reject' | undefined,
-        status: optionalString(flags, 'status') as 'open' | 'resolved' | undefined,
-        accountId: optionalString(flags, 'account'),
-        limit: optionalNumber(flags, 'limit') ?? 50,
-        cursor: optionalString(flags, 'cursor'),
-      }),
-  },
-  'review:show': {
-    usage: '--id REVIEW_ID   (the item, its account, grants and recent usage)',
-    flags: { id: 'string' },
-    run: (client, flags) => client.admin.restricted.review.get.query({ id: required(flags, 'id') }),
-  },
-  'review:resolve': {
-    usage: '--id REVIEW_ID --action dismiss|warn|revoke_grant|disable_account [--note TEXT]',
-    flags: { id: 'string', action: 'string', note: 'string' },
-    run: (client, flags) =>
-      client.admin.restricted.review.resolve.mutate({
-        id: required(flags, 'id'),
-        action: required(flags, 'action') as 'dismiss' | 'warn' | 'revoke_grant' | 'disable_account',
-        note: optionalString(flags, 'note'),
-      }),
-  },
-  'users:create': {
-    usage: '--email EMAIL (--password-stdin | --password PW) --role owner|member|staff [--account-id ID] (owners and members need one)',
-    flags: { email: 'string', password: 'string', 'password-stdin': 'boolean', role: 'string', 'account-id': 'string' },
-    run: async (client, flags) => {
-      const role = required(flags, 'role');
-      if (role !== 'owner' && role !== 'member' && role !== 'staff') throw new UsageError('--role must be owner, member or staff');
-      return client.admin.users.create.mutate({ email: required(flags, 'email'), password: await readPassword(flags), role, account_id: optionalString(flags, 'account-id') ?? null });
-    },
-  },
-  'users:reset-password': {
-    usage: '--email EMAIL (--password-stdin | --password PW)   (ends every session of the user)',
-    flags: { email: 'string', password: 'string', 'password-stdin': 'boolean' },
-    run: async (client, flags) => client.admin.users.resetPassword.mutate({ email: required(flags, 'email'), password: await readPassword(flags) }),
-  },
-  'users:list': {
-    usage: '[--account-id ID] [--limit N] [--offset N]',
-    flags: { 'account-id': 'string', limit: 'string', offset: 'string' },
-    run: (client, flags) =>
-      client.admin.users.list.query({ account_id: optionalString(flags, 'account-id'), limit: optionalNumber(flags, 'limit') ?? 100, offset: optionalNumber(flags, 'offset') ?? 0 }),
-  },
-  'providers:health': {
-    usage: '   (the instance GATEWAY_URL reaches: its cooled-down deployments; --direct sees a fresh, empty state)',
-    flags: {},
-    run: (client) => client.admin.providers.health.query(),
-  },
-};
-
-/**
- * A password from --password, or the first line of stdin with
- * --password-stdin (which keeps it out of the shell history and `ps`).
- */
-async function readPassword(flags: Flags): Promise<string> {
-  if (flags['password-stdin'] === true) {
-    if (flags.password !== undefined) throw new UsageError('Give either --password or --password-stdin, not both');
-    const chunks: Buffer[] = [];
-    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-    const password = Buffer.concat(chunks).toString('utf8').split(/\r?\n/)[0] ?? '';
-    if (!password) throw new UsageError('--password-stdin read an empty line');
-    return password;
-  }
-  return required(flags, 'password');
-}
 
 /** Every flag of every command, for parseArgs; which command may use which is checked after parsing. */
 const ALL_FLAGS: Record<string, FlagKind> = Object.assign({}, COMMON_FLAGS, ...Object.values(COMMANDS).map((command) => command.flags));
@@ -294,7 +66,9 @@ function helpText(): string {
     '',
     'Talks to the running gateway (GATEWAY_URL, default http://127.0.0.1:$PORT) with the admin token',
     '(GATEWAY_ADMIN_TOKEN, or DATA_DIR/admin-token written by the gateway on first start).',
-    'With --direct it opens DATABASE_URL / DATA_DIR itself (only when no gateway holds the embedded database).',
+    'With --direct it opens DATABASE_URL / DATA_DIR itself (only when no gateway holds the embedded database);',
+    'it refuses a DATA_DIR without a database unless --create-database asks for a new one.',
+    'Output: JSON, field names in snake_case.',
     '',
     'Commands:',
     ...Object.entries(COMMANDS).map(([name, command]) => `  ${name.padEnd(26)} ${command.usage}`),
@@ -305,6 +79,9 @@ function helpText(): string {
 
 interface Connection {
   client: GatewayClient;
+  /** Where the admin token came from, for the hint on a 401 (HTTP only). */
+  tokenSource?: string;
+  url?: string;
   close(): Promise<void>;
 }
 
@@ -315,10 +92,27 @@ function clientOver(link: TRPCLink<AppRouter>): GatewayClient {
 /** The running gateway's /trpc, authenticated with the admin token. */
 function connectToGateway(config: GatewayConfig): Connection {
   const url = process.env.GATEWAY_URL || `http://127.0.0.1:${config.port}`;
+  const file = adminTokenFilePath(config.dataDir);
   const token = config.adminToken ?? readAdminTokenFile(config.dataDir);
-  if (!token) throw new UsageError(`No admin token: set GATEWAY_ADMIN_TOKEN, or run on the gateway's machine where ${config.dataDir}/admin-token exists.`);
+  if (!token) {
+    throw new UsageError(
+      `No admin token: GATEWAY_ADMIN_TOKEN is not set and ${file} does not exist (a gateway writes it only on the first start of its database, into its own DATA_DIR). ` +
+        'Set GATEWAY_ADMIN_TOKEN, or DATA_DIR to the directory of the gateway that wrote the file.',
+    );
+  }
+  const tokenSource = config.adminToken ? 'GATEWAY_ADMIN_TOKEN' : file;
   const client = clientOver(httpLink({ url: `${url}/trpc`, headers: { authorization: `Bearer ${token}` } }));
-  return { client, close: async () => undefined };
+  return { client, tokenSource, url, close: async () => undefined };
+}
+
+/** Why a gateway may refuse the token, and how to get the right one. */
+function adminTokenHint(connection: Connection): string {
+  return [
+    `The gateway at ${connection.url} refused the admin token from ${connection.tokenSource}.`,
+    'Every instance on one database checks that database\'s token. Use the one it was set to: GATEWAY_ADMIN_TOKEN of its instances,',
+    "the last one admin-token:rotate printed, or the admin-token file in the DATA_DIR of the instance that first started on the database.",
+    'Lost it? `npm run admin -- admin-token:rotate --direct` with the gateways\' DATABASE_URL (on PGlite: the gateway stopped, its DATA_DIR) prints a new one, and every instance takes it.',
+  ].join('\n');
 }
 
 /**
@@ -326,11 +120,20 @@ function connectToGateway(config: GatewayConfig): Connection {
  * token is made up and its hash given to the services, so the calls pass the
  * same admin check as over HTTP.
  */
-async function connectToDatabase(config: GatewayConfig): Promise<Connection> {
+async function connectToDatabase(config: GatewayConfig, createDatabase: boolean): Promise<Connection> {
+  // A DATA_DIR without PGlite's files (e.g. a PostgreSQL gateway's, holding its admin-token) would get a new, empty database.
+  if (!config.databaseUrl && !createDatabase && !existsSync(path.join(config.dataDir, 'PG_VERSION'))) {
+    throw new UsageError(
+      `--direct: ${config.dataDir} holds no embedded database and DATABASE_URL is not set. ` +
+        "Set DATABASE_URL to a PostgreSQL gateway's database, or DATA_DIR to an embedded gateway's data directory; " +
+        'pass --create-database to create a new, empty database there.',
+    );
+  }
   const token = `direct-${randomBytes(16).toString('hex')}`;
   const services = await buildServices(
-    { ...config, createDemoAccount: false, bootstrapKey: undefined },
-    { logger: createLogger('warn', (line) => process.stderr.write(line)) },
+    // The CLI's own GATEWAY_ADMIN_TOKEN is how it reaches a gateway over HTTP, never a token to set here.
+    { ...config, adminToken: undefined, createDemoAccount: false, bootstrapKey: undefined },
+    { logger: createLogger('warn', (line) => process.stderr.write(line)), asAdminTool: true },
   );
   const link = localLink<AppRouter>({
     router: appRouter,
@@ -340,17 +143,30 @@ async function connectToDatabase(config: GatewayConfig): Promise<Connection> {
 }
 
 /** A procedure's failure: the gateway's code and status as JSON over HTTP; its message alone with --direct, as before the local link. */
-function reportProcedureError(error: TRPCClientError<AppRouter>, direct: boolean): number {
+function reportProcedureError(error: TRPCClientError<AppRouter>, connection: Connection, direct: boolean): number {
   if (direct) {
     process.stderr.write(`${error.message}\n`);
     return 1;
   }
   const data = error.data as { gatewayCode?: string; httpStatus?: number } | undefined;
   process.stderr.write(`${JSON.stringify({ error: { message: error.message, code: data?.gatewayCode ?? null, status: data?.httpStatus ?? null } })}\n`);
+  if (data?.gatewayCode === 'UNAUTHORIZED_ADMIN') process.stderr.write(`${adminTokenHint(connection)}\n`);
   if ((error.cause as NodeJS.ErrnoException | undefined)?.code === 'ECONNREFUSED' || /fetch failed/.test(error.message)) {
     process.stderr.write('Is the gateway running? Start it with `npm start`, or pass --direct to work on the database itself.\n');
   }
   return 1;
+}
+
+/**
+ * The CLI prints every answer with snake_case field names, as the accounts,
+ * keys and users procedures (and /v1) answer; the restricted-family, discount
+ * and provider procedures answer in camelCase for their tRPC clients (the
+ * dashboard), and are printed converted. Values are never changed.
+ */
+function snakeCaseKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(snakeCaseKeys);
+  if (value === null || typeof value !== 'object' || value instanceof Date) return value;
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`), snakeCaseKeys(item)]));
 }
 
 async function main(): Promise<number> {
@@ -368,13 +184,13 @@ async function main(): Promise<number> {
   if (misplaced) throw new UsageError(`--${misplaced} is not a flag of ${command} (${command} ${definition.usage})`);
   const direct = flags.direct === true;
   const config = readConfig();
-  const connection = direct ? await connectToDatabase(config) : connectToGateway(config);
+  const connection = direct ? await connectToDatabase(config, flags['create-database'] === true) : connectToGateway(config);
   try {
     const result = await definition.run(connection.client, flags);
-    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    process.stdout.write(`${JSON.stringify(snakeCaseKeys(result), null, 2)}\n`);
     return 0;
   } catch (error) {
-    if (error instanceof TRPCClientError) return reportProcedureError(error as TRPCClientError<AppRouter>, direct);
+    if (error instanceof TRPCClientError) return reportProcedureError(error as TRPCClientError<AppRouter>, connection, direct);
     throw error;
   } finally {
     await connection.close();

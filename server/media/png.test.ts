@@ -38,10 +38,9 @@ describe('encodePng and decodePng', () => {
   });
 
   it('writes files that ffmpeg decodes to the same size', () => {
-    requireTool('ffprobe');
     const path = join(workDirectory, 'gradient.png');
     writeFileSync(path, encodePng(640, 480, gradient(640, 480)));
-    const probe = JSON.parse(execFileSync('ffprobe', ['-v', 'error', '-show_entries', 'stream=codec_name,width,height', '-of', 'json', path], { encoding: 'utf8' }));
+    const probe = JSON.parse(execFileSync(requireTool('ffprobe'), ['-v', 'error', '-show_entries', 'stream=codec_name,width,height', '-of', 'json', path], { encoding: 'utf8' }));
     expect(probe.streams[0]).toMatchObject({ codec_name: 'png', width: 640, height: 480 });
   });
 

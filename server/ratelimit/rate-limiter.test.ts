@@ -6,7 +6,7 @@ import { migrateToLatest, openDatabase, type DatabaseHandle } from '../../db/cli
 import type { Database } from '../../db/schema.js';
 import * as rateLimitsMigration from '../../db/migrations/2026-11-22T0100-rate-limits.js';
 import { createTestDatabase, postgresServerUrl, type TestDatabase } from '../../test/support/database.js';
-import { postgresIsUp, redisIsUp, testRedisUrl } from '../../test/support/services.js';
+import { postgresIsUp, redisIsUp, TEST_REDIS_DB, testRedisUrl } from '../../test/support/services.js';
 import { DatabaseRateLimiter } from './database-rate-limiter.js';
 import { GuardedRateLimiter } from './guarded-rate-limiter.js';
 import { RedisRateLimiter } from './redis-rate-limiter.js';
@@ -200,6 +200,20 @@ describe('RedisRateLimiter', () => {
     await limiter.close();
     expect(await client.del(key)).toBe(1);
     await client.quit();
+  });
+
+  it.skipIf(process.env.TEST_REDIS_URL !== undefined)('writes into the tests\' own database (15), never database 0, by default', async () => {
+    expect(REDIS_URL).toBe(`redis://127.0.0.1:6379/${TEST_REDIS_DB}`);
+    const keyId = newKeyId();
+    await backend.first.check(keyId, 5, T);
+    const key = `${keyPrefix}${keyId}:${minuteWindow(T).start / 60_000}`;
+    const databaseZero = new Redis('redis://127.0.0.1:6379/0');
+    try {
+      expect(await inspector.get(key)).toBe('1');
+      expect(await databaseZero.exists(key)).toBe(0);
+    } finally {
+      await databaseZero.quit();
+    }
   });
 
   it('is what createRateLimiter builds when given a Redis URL', async () => {

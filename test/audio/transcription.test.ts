@@ -237,9 +237,8 @@ describe('POST /v1/audio/transcriptions on the mock', () => {
   });
 
   it('holds a bound from the size when the duration cannot be read, and charges the seconds transcribed', async () => {
-    requireTool('ffmpeg');
     // WebM written to a pipe, as a live recorder does: no duration in its header.
-    const live = execFileSync('ffmpeg', ['-v', 'error', '-f', 'lavfi', '-i', 'sine=d=3', '-c:a', 'libopus', '-f', 'webm', 'pipe:1']);
+    const live = execFileSync(requireTool('ffmpeg'), ['-v', 'error', '-f', 'lavfi', '-i', 'sine=d=3', '-c:a', 'libopus', '-f', 'webm', 'pipe:1']);
     // The hold is size / 1000 seconds at 100 µc per second.
     const holdMicro = Math.ceil((live.length / 1000) * 100);
     const poor = await gateway.createAccountWithKey({ credits: (holdMicro - 1) / 1_000_000 });

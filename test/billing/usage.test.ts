@@ -112,7 +112,10 @@ describe('GET /v1/usage', () => {
   it('gives each row what it takes to recompute its cost: price, tokens and discount', async () => {
     const list = await listUsage(keyX);
     for (const item of list.data) {
-      const price = Object.fromEntries(Object.entries(item.price).map(([name, credits]) => [name, creditsToMicro(credits)])) as unknown as MicroPrice;
+      // The price's keys are snake_case on the wire, like the row's other fields.
+      expect(Object.keys(item.price).sort()).toEqual(['cached_input_per_million', 'character', 'image', 'input_per_million', 'output_per_million', 'request', 'second']);
+      const camel = (name: string) => name.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
+      const price = Object.fromEntries(Object.entries(item.price).map(([name, credits]) => [camel(name), creditsToMicro(credits)])) as unknown as MicroPrice;
       const list = computeCost(price, { inputTokens: item.input_tokens, outputTokens: item.output_tokens, cachedInputTokens: item.cached_input_tokens });
       expect(creditsToMicro(item.cost), item.id).toBe(applyDiscount(list, item.discount_percentage));
     }

@@ -7,7 +7,7 @@ import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { waitFor } from '../support/wait.js';
 
 /**
- * The dashboard end to end in a real headless Chromium (Debian's `chromium`;
+ * The dashboard end to end in a real headless Chromium (the one npm ci brings;
  * CHROMIUM_PATH overrides): an owner signs in, makes a key, uses it, turns it
  * off, locks out the caller with the allowlist (keys and its own pages; the
  * admin lifts it), reads the charge on the usage

@@ -8,7 +8,7 @@
  * together in beforeAll and the tests await their results.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -129,6 +129,8 @@ let help: Promise<CliRun>;
 let unknownCommand: Promise<CliRun>;
 let wrongToken: Promise<CliRun>;
 let directFresh: Promise<CliRun>;
+let freshDataDir: string;
+let directRefused: Promise<{ run: CliRun; dataDir: string }>;
 let directHeld: Promise<{ direct: CliRun; tokenFromFile: CliRun; dataDir: string }>;
 
 function tempDir(): string {
@@ -155,8 +157,12 @@ beforeAll(async () => {
   // Nobody waits on it before the tests: keep a failure for the test that reads it.
   directHeld.catch(() => undefined);
 
-  const freshDir = tempDir();
-  directFresh = runCli(['accounts:create', '--direct', '--name', 'offline', '--credits', '3'], { DATA_DIR: freshDir });
+  freshDataDir = tempDir();
+  directFresh = runCli(['accounts:create', '--direct', '--create-database', '--name', 'offline', '--credits', '3'], { DATA_DIR: freshDataDir });
+  // A PostgreSQL gateway's data directory: its admin-token, no embedded database.
+  const foreignDir = tempDir();
+  writeFileSync(path.join(foreignDir, 'admin-token'), 'umg-admin-of-another-gateway\n', { mode: 0o600 });
+  directRefused = runCli(['accounts:list', '--direct'], { DATA_DIR: foreignDir }).then((run) => ({ run, dataDir: foreignDir }));
 
   help = runCli(['help'], {});
   unknownCommand = runCli(['accounts:explode'], {});
@@ -177,7 +183,7 @@ describe('admin CLI against a running gateway', SPAWN_BUDGET, () => {
   it('help lists every command', async () => {
     const run = await help;
     expect(run.code).toBe(0);
-    for (const command of ['accounts:create', 'accounts:list', 'accounts:get', 'accounts:set-plan', 'accounts:disable', 'accounts:enable', 'accounts:adjust-credits', 'accounts:set-ip-allowlist', 'keys:create', 'keys:list', 'keys:rename', 'keys:enable', 'keys:disable', 'keys:delete', 'help']) {
+    for (const command of ['accounts:create', 'accounts:list', 'accounts:get', 'accounts:set-plan', 'accounts:disable', 'accounts:enable', 'accounts:adjust-credits', 'accounts:set-ip-allowlist', 'keys:create', 'keys:list', 'keys:rename', 'keys:enable', 'keys:disable', 'keys:delete', 'accounts:set-daily-limit', 'accounts:set-reset-cycle', 'admin-token:rotate', 'help']) {
       expect(run.stdout).toContain(command);
     }
   });
@@ -234,6 +240,41 @@ describe('admin CLI against a running gateway', SPAWN_BUDGET, () => {
     expect(run.stderr).toMatch(/admin token/i);
     expect(run.stderr).toContain('UNAUTHORIZED_ADMIN');
     expect(run.stderr).not.toContain('not-the-admin-token');
+    // Which token it tried, and where to find the right one.
+    expect(run.stderr).toContain(`The gateway at ${gateway.url} refused the admin token from GATEWAY_ADMIN_TOKEN.`);
+    expect(run.stderr).toContain('admin-token:rotate --direct');
+  });
+
+  it('sets the daily limit and the reset cycle of an account', async () => {
+    const limited = parseJson<{ daily_limit: number | null; reset_cycle_days: number }>(await runCli(['accounts:set-daily-limit', '--account', accountId, '--limit', '7.5'], remoteEnv));
+    expect(limited.daily_limit).toBe(7.5);
+    const [cycle, unlimited, notANumber] = await Promise.all([
+      runCli(['accounts:set-reset-cycle', '--account', accountId, '--days', '7'], remoteEnv),
+      runCli(['accounts:set-daily-limit', '--account', accountId, '--limit', 'none'], remoteEnv),
+      runCli(['accounts:set-daily-limit', '--account', accountId, '--limit', 'lots'], remoteEnv),
+    ]);
+    expect(parseJson<{ reset_cycle_days: number }>(cycle).reset_cycle_days).toBe(7);
+    expect(parseJson<{ daily_limit: number | null }>(unlimited).daily_limit).toBeNull();
+    expect(notANumber.code).toBe(2);
+    expect(notANumber.stderr).toContain('--limit must be a number');
+    const account = parseJson<{ daily_limit: number | null; reset_cycle_days: number }>(await runCli(['accounts:get', '--account', accountId], remoteEnv));
+    expect(account).toMatchObject({ daily_limit: null, reset_cycle_days: 7 });
+  });
+
+  it('refuses a plan that RATE_LIMITS does not know, naming the plans', async () => {
+    const run = await runCli(['accounts:create', '--name', 'gold digger', '--plan', 'gold'], remoteEnv);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('');
+    const { error } = JSON.parse(run.stderr.split('\n')[0]!) as { error: { code: string; status: number; message: string } };
+    expect(error).toMatchObject({ code: 'INVALID_REQUEST', status: 400 });
+    expect(error.message).toContain('Unknown plan "gold"');
+    expect(error.message).toContain('"free", "pro"');
+  });
+
+  it('prints every answer with snake_case field names', async () => {
+    const [pool, health] = await Promise.all([runCli(['discounts:get'], remoteEnv), runCli(['providers:health'], remoteEnv)]);
+    expect(Object.keys(parseJson<Record<string, unknown>>(pool)).sort()).toEqual(['max_percentage', 'min_percentage', 'models', 'per_account']);
+    expect(parseJson<Record<string, unknown>>(health)).toMatchObject({ instance_id: expect.any(String), window_ms: expect.any(Number), cooldown_ms: expect.any(Number) });
   });
 
   it('an unknown command exits 2 and names the command', async () => {
@@ -244,10 +285,21 @@ describe('admin CLI against a running gateway', SPAWN_BUDGET, () => {
 });
 
 describe('admin CLI with --direct on an embedded data directory', SPAWN_BUDGET, () => {
-  it('creates an account in a fresh data directory with no gateway running', async () => {
+  it('refuses a data directory without a database unless asked to create one, and leaves its admin-token alone', async () => {
+    const { run, dataDir } = await directRefused;
+    expect(run.code, run.stderr).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toContain(`${dataDir} holds no embedded database and DATABASE_URL is not set`);
+    expect(run.stderr).toContain('--create-database');
+    expect(existsSync(path.join(dataDir, 'PG_VERSION'))).toBe(false);
+    expect(readFileSync(path.join(dataDir, 'admin-token'), 'utf8')).toBe('umg-admin-of-another-gateway\n');
+  });
+
+  it('creates an account in a fresh data directory with --create-database, and writes no admin-token there', async () => {
     const account = parseJson<{ id: string; name: string; current_credits: number }>(await directFresh);
     expect(account.id).toMatch(/^acct_/);
     expect(account).toMatchObject({ name: 'offline', current_credits: 3 });
+    expect(readdirSync(freshDataDir)).not.toContain('admin-token');
   });
 
   it('refuses a data directory held by a running gateway with a clear "in use" message', async () => {

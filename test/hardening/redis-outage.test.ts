@@ -11,10 +11,11 @@ import { minuteWindow } from '../../server/ratelimit/rate-limiter.js';
 import { billingCatalog, postChat } from '../billing/billing-support.js';
 import type { Answer } from '../support/http.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { testRedisUrl } from '../support/services.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 import { waitFor } from '../support/wait.js';
 
-const redisTarget = new URL(process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379');
+const redisTarget = new URL(testRedisUrl());
 const LIMIT = 5;
 const BREAKER_OPEN_MS = 2_000;
 
@@ -25,7 +26,8 @@ let failClosed: TestGateway;
 beforeAll(async () => {
   proxy = await startTcpProxy({ host: redisTarget.hostname, port: Number(redisTarget.port || 6379) });
   const env = {
-    REDIS_URL: `redis://127.0.0.1:${proxy.port}`,
+    // The same database as the target's (the tests' own, never 0 by default), through the proxy.
+    REDIS_URL: `redis://127.0.0.1:${proxy.port}${redisTarget.pathname}`,
     RATE_LIMITS: `pro=${LIMIT}`,
     RATE_LIMIT_BREAKER_OPEN_MS: String(BREAKER_OPEN_MS),
   };

@@ -1,21 +1,22 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromiumExecutable } from './chromium.js';
 
 /**
- * What the dashboard's browser tests share: a headless Chromium (Debian's `chromium`;
- * CHROMIUM_PATH overrides), screenshots into test-results/dashboard/ (git-ignored) and the
- * sign-in form filled in like a person would.
+ * What the dashboard's browser tests share: a headless Chromium (the one npm ci
+ * brings, see chromium.ts; CHROMIUM_PATH overrides), screenshots into
+ * test-results/dashboard/ (git-ignored) and the sign-in form filled in like a person would.
  */
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const SHOTS = path.resolve('test-results/dashboard');
 
 export async function launchBrowser(): Promise<Browser> {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`No Chromium at ${CHROMIUM}: install Debian's chromium (apt-get install chromium) or set CHROMIUM_PATH. The browser tests skip nothing.`);
+  const { path: executablePath, source } = chromiumExecutable();
+  if (!existsSync(executablePath)) {
+    throw new Error(`No Chromium at ${executablePath} (from ${source}): run npm ci (it installs @sparticuz/chromium) or set CHROMIUM_PATH. The browser tests skip nothing.`);
   }
   mkdirSync(SHOTS, { recursive: true });
-  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+  return chromium.launch({ executablePath, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
 }
 
 export async function shoot(page: Page, name: string): Promise<void> {

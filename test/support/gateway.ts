@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { sha256 } from '../../server/admin-token.js';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -71,7 +72,9 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     catalogFile = path.join(dir, 'catalog.json');
     writeFileSync(catalogFile, JSON.stringify(options.catalog));
   }
-  const adminToken = `test-admin-${randomBytes(8).toString('hex')}`;
+  // The admin token is the database's (every instance on it checks the same one): gateways
+  // started on one PostgreSQL database share it; each in-memory one has its own.
+  const adminToken = databaseUrl ? `test-admin-${sha256(databaseUrl).slice(0, 16)}` : `test-admin-${randomBytes(8).toString('hex')}`;
   const env = { ...process.env, ...options.env };
   // Every test client comes from 127.0.0.1: the per-address limit on failed
   // authentications would cut suites that test refusals; tests of the limit set it.
@@ -100,7 +103,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
   return {
     gateway,
     url: gateway.url.replace('[::]', '127.0.0.1'),
-    adminToken,
+    adminToken: config.adminToken ?? '',
     databaseUrl,
     async createAccountWithKey(accountOptions = {}) {
       const account = await createAccount(db, {

@@ -10,9 +10,16 @@ import pg from 'pg';
 /** True under CI: `CI` set to anything but "", "0" or "false". */
 export const underCI = !['', '0', 'false'].includes((process.env.CI ?? '').toLowerCase());
 
-/** The Redis the suites use: TEST_REDIS_URL, or the machine's server. */
+/**
+ * The Redis database the tests use. Not database 0, where a developer's own
+ * data may live: the machine's server, database 15 (TEST_REDIS_DB), unless
+ * TEST_REDIS_URL names another server and database.
+ */
+export const TEST_REDIS_DB = 15;
+
+/** The Redis the suites use: TEST_REDIS_URL, or database 15 of the machine's server. */
 export function testRedisUrl(): string {
-  return process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+  return process.env.TEST_REDIS_URL ?? `redis://127.0.0.1:6379/${TEST_REDIS_DB}`;
 }
 
 /** Whether a Redis server answers PING at this URL (one attempt, one second at most). */

@@ -79,10 +79,10 @@ export async function waitForVideoStatus(gateway: TestGateway, key: string, id: 
 
 /** Width, height and duration of a video file, as ffprobe reads them. */
 export function probeVideo(bytes: Uint8Array): { width: number; height: number; duration: number; codec: string } {
-  requireTool('ffprobe');
+  const ffprobe = requireTool('ffprobe');
   const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'umg-video-probe-')), 'video.mp4');
   writeFileSync(file, bytes);
-  const output = execFileSync('ffprobe', ['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'stream=width,height,codec_name:format=duration', '-of', 'json', file], {
+  const output = execFileSync(ffprobe, ['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'stream=width,height,codec_name:format=duration', '-of', 'json', file], {
     encoding: 'utf8',
   });
   const probe = JSON.parse(output) as { streams: { width: number; height: number; codec_name: string }[]; format: { duration: string } };

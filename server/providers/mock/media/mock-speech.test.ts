@@ -43,8 +43,7 @@ function probedDuration(path: string, format: SpeechFormat): number {
 
 /** Decoded audio as 24 kHz mono 16-bit samples. */
 function decodeToSamples(path: string, format: SpeechFormat): Int16Array {
-  requireTool('ffmpeg');
-  const raw = execFileSync('ffmpeg', ['-v', 'error', ...inputOptions(format), '-i', path, '-ar', '24000', '-ac', '1', '-f', 's16le', '-'], { maxBuffer: 64 << 20 });
+  const raw = execFileSync(requireTool('ffmpeg'), ['-v', 'error', ...inputOptions(format), '-i', path, '-ar', '24000', '-ac', '1', '-f', 's16le', '-'], { maxBuffer: 64 << 20 });
   return new Int16Array(raw.buffer, raw.byteOffset, raw.byteLength / 2);
 }
 
@@ -166,7 +165,7 @@ describe('synthesizeSpeech audio', () => {
 
   it('embeds the request in the metadata ffprobe sees', async () => {
     const { path } = await synthesizeToFile({ text: 'Tagged text.', voice: 'sage', format: 'flac', speed: 1.5, model: 'tts-1-hd' }, 'tags');
-    const tags = JSON.parse(execFileSync('ffprobe', ['-v', 'error', '-show_entries', 'format_tags', '-of', 'json', path], { encoding: 'utf8' })).format.tags;
+    const tags = JSON.parse(execFileSync(requireTool('ffprobe'), ['-v', 'error', '-show_entries', 'format_tags', '-of', 'json', path], { encoding: 'utf8' })).format.tags;
     expect(JSON.parse(tags.UMG_MOCK_SPEECH)).toMatchObject({ text: 'Tagged text.', voice: 'sage', speed: 1.5, model: 'tts-1-hd' });
   });
 

@@ -8,6 +8,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toolPath } from '../../../media/media-test-tools.js';
 import { blockPictureToRgb, MockVideoScene } from './mock-video-scene.js';
 import { normaliseMockVideoRequest, renderMockVideo, renderMockVideoToFiles, type MockVideoRequest } from './mock-video.js';
 import { renderMockVideoInWorker, renderMockVideoToFilesInWorker } from './mock-video-worker.js';
@@ -20,7 +21,8 @@ interface ToolRun {
 
 function runTool(tool: 'ffmpeg' | 'ffprobe', args: string[]): Promise<ToolRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(tool, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const binary = toolPath(tool);
+    const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     const stdout: Buffer[] = [];
     const stderr: Buffer[] = [];
     child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
@@ -28,7 +30,7 @@ function runTool(tool: 'ffmpeg' | 'ffprobe', args: string[]): Promise<ToolRun> {
     child.once('error', (error: NodeJS.ErrnoException) => {
       reject(
         error.code === 'ENOENT'
-          ? new Error(`${tool} is not installed; these tests need it (apt-get install -y ffmpeg)`)
+          ? new Error(`${tool} does not run at ${binary}; these tests need it (npm ci installs it, or set FFMPEG_PATH / FFPROBE_PATH)`)
           : error,
       );
     });
