@@ -12,6 +12,21 @@ pg.types.setTypeParser(20, (value: string) => Number(value));
 export type DatabaseKind = 'postgres' | 'pglite';
 export type NotificationHandler = (payload: string) => void;
 
+/**
+ * This process's subscribers per database: {@link notify} hands them the payload at once, so
+ * the instance that made a change sees it before the mutation answers (the database's own
+ * delivery follows, asynchronously, and is harmless a second time).
+ */
+const localSubscribers = new WeakMap<object, Map<string, NotificationHandler[]>>();
+
+function subscribeLocally(db: object, channel: string, handler: NotificationHandler): void {
+  let channels = localSubscribers.get(db);
+  if (!channels) localSubscribers.set(db, (channels = new Map()));
+  const handlers = channels.get(channel);
+  if (handlers) handlers.push(handler);
+  else channels.set(channel, [handler]);
+}
+
 export interface DatabaseHandle {
   db: Kysely<Database>;
   kind: DatabaseKind;
@@ -127,6 +142,7 @@ async function openPostgres(databaseUrl: string, options: DatabaseOptions): Prom
     kind: 'postgres',
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     async listen(channel, handler, onReconnect) {
+      subscribeLocally(db, channel, handler);
       const existing = handlers.get(channel);
       if (existing) existing.push(handler);
       else handlers.set(channel, [handler]);
@@ -278,6 +294,7 @@ async function openPGlite(dataDir: string, snapshot?: Blob, log?: DatabaseOption
     kind: 'pglite',
     dump: () => pglite.dumpDataDir('none'),
     async listen(channel, handler) {
+      subscribeLocally(db, channel, handler);
       await pglite.listen(channel, handler);
     },
     async close() {
@@ -308,7 +325,17 @@ export async function isDatabaseReady(db: Kysely<Database>): Promise<boolean> {
   }
 }
 
-/** Sends a notification to every gateway instance (including this one). */
+/**
+ * Sends a notification to every gateway instance; this one's subscribers on `db` receive it
+ * before the promise resolves (the others when the database delivers it).
+ */
 export async function notify(db: Kysely<Database>, channel: string, payload: string): Promise<void> {
   await sql`SELECT pg_notify(${channel}, ${payload})`.execute(db);
+  for (const handler of localSubscribers.get(db)?.get(channel) ?? []) {
+    try {
+      handler(payload);
+    } catch {
+      // A subscriber's failure is its own; the database's delivery still follows.
+    }
+  }
 }

@@ -103,10 +103,12 @@ describe('dashboard in Chromium', () => {
     // The requests and their cost on the usage page.
     await page.getByRole('link', { name: 'Usage' }).click();
     const table = page.getByTestId('usage-table');
-    await expect.poll(async () => {
+    // Usage rows are written in batches: filter again until the three requests are there. Each
+    // attempt waits for its answer (a click during a slow fetch would start it over).
+    await waitFor(async () => {
       await page.getByRole('button', { name: 'Apply filters' }).click();
-      return (await table.locator('tbody tr').count()) >= 3;
-    }, { timeout: 20_000 }).toBe(true);
+      return waitFor(async () => (await table.locator('tbody tr').count()) >= 3, { timeoutMs: 5_000, message: 'usage rows' }).then(() => true, () => false);
+    }, { timeoutMs: 90_000, message: 'three usage rows on the page' });
     const firstRow = await table.locator('tbody tr').first().textContent();
     expect(firstRow).toContain('mock-chat');
     expect(firstRow).toContain('/v1/chat/completions');
