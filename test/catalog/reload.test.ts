@@ -213,3 +213,66 @@ describe.each<Backend>(['pglite', 'postgres'])('catalog reload with two instance
     }
   });
 });
+
+describe('a request in flight during a reload', () => {
+  let upstream: UpstreamServer;
+  let gateway: TestGateway;
+
+  beforeAll(async () => {
+    upstream = await startOpenAIUpstream();
+    gateway = await startTestGateway({
+      catalog: {
+        providers: [{ id: 'up', kind: 'openai', baseUrl: upstream.url, apiKey: 'env:RELOAD_UPSTREAM_KEY' }],
+        models: [model('model-slow', 'up'), model('model-stays', 'up')],
+      },
+      env: { RELOAD_UPSTREAM_KEY: UPSTREAM_KEY },
+      config: { upstream: { connectTimeoutMs: 5_000, firstByteTimeoutMs: 60_000, idleTimeoutMs: 120_000, maxRetries: 0, retryBaseDelayMs: 1 } },
+    });
+  });
+
+  afterAll(async () => {
+    await gateway?.close();
+    await upstream?.close();
+  });
+
+  it('a stream finishes on the catalog it started with after a reload removed its model', async () => {
+    const { key, accountId } = await gateway.createAccountWithKey();
+    let release!: () => void;
+    upstream.script({ kind: 'hold', afterChunks: 2, until: new Promise<void>((resolve) => (release = resolve)) });
+    const prompt = 'a long enough sentence to be streamed in several pieces';
+    const stream = await sdk(gateway, key).chat.completions.create({ model: 'model-slow', messages: [{ role: 'user', content: prompt }], stream: true, stream_options: { include_usage: true } });
+    const chunks = stream[Symbol.asyncIterator]();
+    const first = await chunks.next();
+    expect(first.done).toBe(false);
+    let text = first.value!.choices[0]?.delta.content ?? '';
+
+    // The upstream holds the stream open while the model leaves the catalog.
+    writeFileSync(catalogFileOf(gateway), JSON.stringify({ providers: [{ id: 'up', kind: 'openai', baseUrl: upstream.url, apiKey: 'env:RELOAD_UPSTREAM_KEY' }], models: [model('model-stays', 'up')] }));
+    expect(dataOf<Record<string, unknown>>(await reloadOn(gateway))).toMatchObject({ removed: ['model-slow'] });
+    expect(await chatStatus(gateway, key, 'model-slow')).toEqual({ status: 404, code: 'MODEL_NOT_FOUND' });
+
+    release();
+    let usage: OpenAI.CompletionUsage | undefined;
+    let finish: string | null | undefined;
+    for (let next = await chunks.next(); !next.done; next = await chunks.next()) {
+      text += next.value.choices[0]?.delta.content ?? '';
+      finish = next.value.choices[0]?.finish_reason ?? finish;
+      usage = next.value.usage ?? usage;
+    }
+    expect(text).toBe(`Echo: ${prompt}`);
+    expect(finish).toBe('stop');
+    expect(usage?.completion_tokens).toBeGreaterThan(0);
+    // Charged at the removed model's price (1 and 2 micro-credits per input and output token).
+    const db = gateway.gateway.services.db;
+    let row: { model: string; status: number; aborted: boolean; input_tokens: number; output_tokens: number; cost: number } | undefined;
+    await waitFor(
+      async () => {
+        row = await db.selectFrom('usage').select(['model', 'status', 'aborted', 'input_tokens', 'output_tokens', 'cost']).where('account_id', '=', accountId).where('model', '=', 'model-slow').executeTakeFirst();
+        return row !== undefined;
+      },
+      { timeoutMs: DEADLINE_MS, message: 'the usage row of the stream' },
+    );
+    expect(row).toMatchObject({ status: 200, aborted: false, input_tokens: usage!.prompt_tokens, output_tokens: usage!.completion_tokens });
+    expect(row!.cost).toBe(usage!.prompt_tokens * 1 + usage!.completion_tokens * 2);
+  });
+});
