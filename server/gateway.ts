@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import type { Server } from 'node:http';
 import { createServer } from 'node:http';
-import { migrateToLatest, openDatabase, type DatabaseHandle } from '../db/client.js';
+import { migrateToLatest, notify, openDatabase, type DatabaseHandle } from '../db/client.js';
 import { createApp, type AppState } from '../compat/app.js';
 import { AuthCache, CACHE_CHANNEL, type CacheInvalidation } from './auth/auth-cache.js';
 import { KeyUsageTracker } from './auth/key-usage.js';
@@ -28,7 +28,7 @@ import { GeneratedImageStore } from './images/generated-image-store.js';
 import { RestrictedFamilies } from './restricted/families.js';
 import { ProviderHealth } from './providers/provider-health.js';
 import { Observability } from './observability/observability.js';
-import { followCatalog, followSwap } from './catalog/catalog-reload.js';
+import { CATALOG_CHANNEL, followCatalog, followSwap } from './catalog/catalog-reload.js';
 
 export interface RunningGateway {
   services: Services;
@@ -74,7 +74,11 @@ export async function buildServices(config: GatewayConfig, options: StartOptions
   const db = database.db;
   await migrateToLatest(db);
   const catalogSource = loadCatalogSource(config.catalogFile);
-  if (!options.asAdminTool) await applyCatalog(db, catalogSource);
+  if (!options.asAdminTool) {
+    await applyCatalog(db, catalogSource);
+    // Instances already running serve what the database holds: this start's file, like a reload's.
+    await notify(db, CATALOG_CHANNEL, 'start');
+  }
   const catalog = new Catalog(options.env ?? process.env);
   await catalog.load(db);
   // Provider secrets are masked in every log line, wherever a provider echoes them.

@@ -214,6 +214,33 @@ describe.each<Backend>(['pglite', 'postgres'])('catalog reload with two instance
   });
 });
 
+describe.each<Backend>(['pglite', 'postgres'])('an instance starting on a %s database with another file', (backend) => {
+  it('gives the instances already running its catalog, as a reload does', async () => {
+    const upstream = await startOpenAIUpstream();
+    const pair = await startPair(backend, upstream);
+    try {
+      const { key } = await pair.a.createAccountWithKey();
+      const third = await startTestGateway({
+        catalog: secondCatalog(upstream.url),
+        env: { RELOAD_UPSTREAM_KEY: UPSTREAM_KEY, RELOAD_NEW_KEY: NEW_PROVIDER_KEY },
+        databaseUrl: pair.a.databaseUrl,
+        sharedPGlite: backend === 'pglite' ? pair.a.gateway.services.database : undefined,
+      });
+      try {
+        for (const instance of [pair.a, pair.b]) {
+          await waitFor(async () => (await modelIds(instance, key)).join() === 'model-kept,model-new,model-companion', { timeoutMs: DEADLINE_MS, message: 'a running instance to take the new start\'s catalog' });
+          expect(await chatStatus(instance, key, 'model-old')).toEqual({ status: 404, code: 'MODEL_NOT_FOUND' });
+        }
+      } finally {
+        await third.close();
+      }
+    } finally {
+      await pair.close();
+      await upstream.close();
+    }
+  });
+});
+
 describe('a request in flight during a reload', () => {
   let upstream: UpstreamServer;
   let gateway: TestGateway;
