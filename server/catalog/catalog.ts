@@ -11,7 +11,7 @@ import { DEMO_CATALOG } from './demo-catalog.js';
 import { issuePath } from '../validation.js';
 import { kindServesEndpoint } from '../providers/registry.js';
 import { MIN_SECRET_LENGTH } from '../upstream/secret-redactor.js';
-import { RestrictedFamilies } from '../restricted/families.js';
+import { RestrictedFamilies, type RestrictedFamily } from '../restricted/families.js';
 
 export interface ResolvedDeployment {
   provider: ResolvedProvider;
@@ -40,6 +40,8 @@ export interface CatalogModel {
    * 8 characters are left out: they would blank ordinary words of a message.
    */
   secrets: string[];
+  /** The restricted family of the model in this catalog version (undefined when it needs no grant). */
+  restrictedFamily: RestrictedFamily | undefined;
   /** Public JSON of the model, serialised once. */
   publicJson: { id: string; object: 'model'; created: number; owned_by: string };
 }
@@ -230,6 +232,7 @@ const EMPTY_SNAPSHOT: CatalogSnapshot = { models: new Map(), ordered: [], provid
 async function readCatalogSnapshot(db: Kysely<Database>, env: NodeJS.ProcessEnv): Promise<CatalogSnapshot> {
   const { providers: providerRows, models: modelRows } = await readCatalogRows(db);
   const families = (await readSetting(db, FAMILIES_SETTING)) as CatalogFile['families'] | undefined;
+  const restricted = new RestrictedFamilies({ families: families ?? {} });
   const providers = new Map<string, ResolvedProvider>();
   for (const row of providerRows) providers.set(row.id, resolveProvider(row.options as unknown as ProviderEntry, env));
   const ordered: CatalogModel[] = [];
@@ -258,6 +261,7 @@ async function readCatalogSnapshot(db: Kysely<Database>, env: NodeJS.ProcessEnv)
       price: toMicroPrice(entry.pricing),
       deployments,
       secrets: secretsOf(deployments),
+      restrictedFamily: restricted.familyOf(entry),
       publicJson: { id: row.id, object: 'model', created: Number(row.created), owned_by: row.owned_by },
     });
   }
@@ -265,7 +269,7 @@ async function readCatalogSnapshot(db: Kysely<Database>, env: NodeJS.ProcessEnv)
     models: new Map(ordered.map((model) => [model.id, model])),
     ordered,
     providers,
-    restricted: new RestrictedFamilies({ families: families ?? {} }),
+    restricted,
   };
 }
 
