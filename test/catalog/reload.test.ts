@@ -303,3 +303,20 @@ describe('a request in flight during a reload', () => {
     expect(row!.cost).toBe(usage!.prompt_tokens * 1 + usage!.completion_tokens * 2);
   });
 });
+
+describe('who may reload, and what', () => {
+  it('refuses a caller without the admin token, and a gateway without GATEWAY_CONFIG says there is nothing to reload', async () => {
+    const gateway = await startTestGateway();
+    try {
+      const { key } = await gateway.createAccountWithKey();
+      for (const token of [undefined, 'wrong-token', key]) {
+        expectTrpcError(await trpcMutation(gateway.url, 'admin.catalog.reload', undefined, token), 401, 'UNAUTHORIZED_ADMIN');
+      }
+      const error = expectTrpcError(await reloadOn(gateway), 400, 'INVALID_REQUEST');
+      expect(error.message).toBe('The catalog was not reloaded (the running one stays): GATEWAY_CONFIG is not set: this instance serves the built-in demo catalog, and there is no file to reload.');
+      expect(await modelIds(gateway, key)).toContain('mock-chat');
+    } finally {
+      await gateway.close();
+    }
+  });
+});
