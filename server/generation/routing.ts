@@ -47,7 +47,7 @@ export function resolveModel(services: Services, auth: AuthContext, modelId: unk
     throw new GatewayError('UNSUPPORTED_ENDPOINT', `The model '${modelId}' does not support ${endpoint}.`, { param: 'model' });
   }
   // A restricted family needs a live grant, checked from the cached account (expiry at request time).
-  const family = services.restricted.familyOf(model);
+  const family = model.restrictedFamily;
   if (family !== undefined && !hasLiveGrant(auth.account, family.name, Date.now())) {
     throw new GatewayError('ACCESS_NOT_GRANTED', `The model '${modelId}' belongs to the restricted family '${family.name}', which this account has no access grant for.`, { param: 'model' });
   }
