@@ -53,7 +53,8 @@ describe('reloading a gateway process', () => {
     writeFileSync(catalogFile, JSON.stringify(mockCatalog(['second', 'third'])));
     gateway.child.kill('SIGHUP');
     await waitFor(async () => (await listedModels()).join() === 'second,third', { timeoutMs: DEADLINE_MS, message: 'the process to serve the reloaded catalog' });
-    expect(gateway.output()).toMatch(/"event":"catalog\.reloaded","trigger":"sighup"/);
+    // The log is written asynchronously: its line may follow the catalog it announces.
+    await waitFor(() => /"event":"catalog\.reloaded","trigger":"sighup"/.test(gateway.output()), { timeoutMs: DEADLINE_MS, message: 'the reload to be logged' });
 
     writeFileSync(catalogFile, 'providers: [\n');
     gateway.child.kill('SIGHUP');
