@@ -1,6 +1,9 @@
 import type { AuthContext, Credentials } from './auth/authenticate.js';
 import type { RequestObservation } from './observability/observation.js';
+import type { WebRequest } from './dashboard/sessions.js';
 import type { Services } from './services.js';
+
+export type { WebRequest } from './dashboard/sessions.js';
 
 /**
  * What every procedure sees. compat/ fills it from the HTTP request; internal
@@ -27,18 +30,6 @@ export interface Context {
   web?: WebRequest;
   /** What the request did, for metrics, the access log and spans (compat's requests only). */
   observation?: RequestObservation;
-}
-
-/** What the dashboard's sign-in reads from and writes to the HTTP exchange. */
-export interface WebRequest {
-  /** The `Cookie` header. */
-  cookie: string | undefined;
-  /** The `x-csrf-token` header. */
-  csrfToken: string | undefined;
-  /** Whether the browser reached us over TLS (directly, or per a trusted proxy's `X-Forwarded-Proto`). */
-  secure: boolean;
-  /** Adds a `Set-Cookie` header to the answer. */
-  setCookie(value: string): void;
 }
 
 export interface ContextOptions {

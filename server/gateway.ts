@@ -18,7 +18,7 @@ import { createLogger, type Logger } from './logger.js';
 import type { Services } from './services.js';
 import { UpstreamClient } from './upstream/upstream-client.js';
 import { DiscountSettings, SETTINGS_CHANNEL } from './billing/discount-settings.js';
-import { createRateLimiter } from './ratelimit/rate-limiter.js';
+import { createRateLimiter } from './ratelimit/create-rate-limiter.js';
 import { IpAllowlist } from './auth/ip-allowlist.js';
 import { UploadStore } from './uploads/upload-store.js';
 import { removeStaleScratchFolders } from './scratch-folders.js';

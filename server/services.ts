@@ -53,8 +53,3 @@ export interface Services {
   /** Metrics, traces and the access log. */
   observability: Observability;
 }
-
-/** What billing asks of the discount rotation. */
-export interface DiscountSource {
-  percentageFor(accountId: string, modelId: string, now: Date): number;
-}

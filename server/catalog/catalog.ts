@@ -4,13 +4,13 @@ import { parseDocument } from 'yaml';
 import type { Database } from '../../db/schema.js';
 import { deleteUndeclared, readCatalogRows, upsertModel, upsertProvider } from '../../db/queries/catalog.queries.js';
 import { readSetting, writeSetting } from '../../db/queries/settings.queries.js';
-import { toMicroPrice, type MicroPrice } from '../billing/money.js';
+import type { MicroPrice } from '../billing/money.js';
 import type { ProviderConnection } from '../providers/types.js';
-import { catalogFileSchema, type CatalogFile, type Endpoint, type ModelEntry, type ProviderEntry } from './catalog.schema.js';
+import { catalogFileSchema, toMicroPrice, type CatalogFile, type Endpoint, type ModelEntry, type ProviderEntry } from './catalog.schema.js';
 import { DEMO_CATALOG } from './demo-catalog.js';
 import { issuePath } from '../validation.js';
 import { kindServesEndpoint } from '../providers/registry.js';
-import { MIN_SECRET_LENGTH } from '../upstream/secret-redactor.js';
+import { MIN_SECRET_LENGTH } from '../logger.js';
 import { RestrictedFamilies, type RestrictedFamily } from '../restricted/families.js';
 
 export interface ResolvedDeployment {

@@ -5,7 +5,8 @@
  */
 import type { CatalogModel } from '../catalog/catalog.js';
 import { LEGACY_RESTRICTED_FAMILY, type CatalogFile, type ModelEntry } from '../catalog/catalog.schema.js';
-import { compileUsageRules, DEFAULT_USAGE_RULES, type CompiledUsageRules } from '../moderation/usage-rules.js';
+import { DEFAULT_USAGE_RULES } from './default-usage-rules.js';
+import { compileUsageRules, type CompiledUsageRules } from './usage-rules.js';
 
 /** A restricted family as the hot path needs it. */
 export interface RestrictedFamily {
