@@ -4,7 +4,7 @@
  * it, cut its database, or measure its CPU and memory from outside. It exits
  * with the test process (see test/foundation/exit-with-parent.ts).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
@@ -54,6 +54,11 @@ export interface SpawnOptions {
 /** Starts a gateway with `env` over these defaults and waits for `/readyz`. */
 export async function spawnGateway(env: Record<string, string>, options: SpawnOptions = {}): Promise<SpawnedGateway> {
   const port = await freePort();
+  if (options.compiled) {
+    // As npm start does: compile first (nothing to do when dist/ is current).
+    const build = spawnSync(options.nodeBinary ?? process.execPath, ['scripts/build.mjs', '--quiet'], { cwd: ROOT, encoding: 'utf8' });
+    if (build.status !== 0) throw new Error(`scripts/build.mjs failed:\n${build.stderr}`);
+  }
   const argv = options.compiled
     ? ['--enable-source-maps', '--import', EXIT_WITH_PARENT_JS, 'dist/server/main.js']
     : ['--import', 'tsx', '--import', './test/foundation/exit-with-parent.ts', 'server/main.ts'];
