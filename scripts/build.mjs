@@ -33,10 +33,17 @@ function sources(dir) {
 
 const files = SOURCE_FOLDERS.flatMap((folder) => sources(path.join(ROOT, folder)));
 const hash = createHash('sha256');
-for (const file of files) hash.update(path.relative(ROOT, file)).update('\0').update(readFileSync(file)).update('\0');
+// The sources, and what decides how they compile (this script, the compiler options).
+for (const file of [...files, fileURLToPath(import.meta.url), path.join(ROOT, 'tsconfig.json')]) {
+  hash.update(path.relative(ROOT, file)).update('\0').update(readFileSync(file)).update('\0');
+}
 const sourceHash = hash.digest('hex');
 
-if (existsSync(STAMP) && readFileSync(STAMP, 'utf8').trim() === sourceHash) {
+function isCurrent() {
+  return existsSync(STAMP) && readFileSync(STAMP, 'utf8').trim() === sourceHash;
+}
+
+if (isCurrent()) {
   if (!quiet) process.stdout.write('dist/ is current.\n');
 } else {
   const started = Date.now();
@@ -53,8 +60,15 @@ if (existsSync(STAMP) && readFileSync(STAMP, 'utf8').trim() === sourceHash) {
       logLevel: 'warning',
     });
     writeFileSync(path.join(staging, '.source-hash'), `${sourceHash}\n`);
-    rmSync(DIST, { recursive: true, force: true });
-    renameSync(staging, DIST);
+    // Another start in this checkout may have built the same sources meanwhile: keep its dist/.
+    if (!isCurrent()) {
+      rmSync(DIST, { recursive: true, force: true });
+      try {
+        renameSync(staging, DIST);
+      } catch (error) {
+        if (!isCurrent()) throw error;
+      }
+    }
   } finally {
     rmSync(staging, { recursive: true, force: true });
   }
