@@ -17,7 +17,7 @@ import type { ImagesResponse, ImageStreamEvent } from './openai/openai-images.wi
 export type ChatFormat = 'chat' | 'messages' | 'responses';
 
 /** Every kind of provider the catalog can name. */
-export type ProviderKind = 'openai' | 'anthropic' | 'mock';
+export type ProviderKind = 'openai' | 'anthropic' | 'mock' | 'azure';
 
 /** A provider as configured (secrets already resolved from the environment). */
 export interface ProviderConnection {
@@ -32,6 +32,8 @@ export interface ProviderConnection {
   headers?: Record<string, string>;
   /** When set, the only client betas this provider receives (`*`: any); unset: every beta the client sent. */
   allowedBetas?: readonly string[];
+  /** Azure OpenAI: the `api-version` of deployment URLs, and an Entra ID token sent instead of the `api-key` (resolved). */
+  azure?: { apiVersion?: string; entraToken?: string };
 }
 
 export interface UpstreamHttpRequest {
