@@ -39,10 +39,11 @@ export function buildAzureUrl(connection: ProviderConnection, operation: AzureOp
 /**
  * `api-key` (or the Entra ID bearer token), then the connection's own
  * headers; names lower-cased so that a configured header replaces ours.
+ * `contentType: null` leaves the content type to the caller (multipart bodies).
  *
  * @see https://learn.microsoft.com/en-us/azure/ai-foundry/openai/reference#authentication
  */
-export function buildAzureHeaders(connection: ProviderConnection, contentType: string | undefined = 'application/json'): Record<string, string> {
+export function buildAzureHeaders(connection: ProviderConnection, contentType: string | null = 'application/json'): Record<string, string> {
   const headers: Record<string, string> = {};
   if (contentType) headers['content-type'] = contentType;
   if (connection.azure?.entraToken) headers.authorization = `Bearer ${connection.azure.entraToken}`;

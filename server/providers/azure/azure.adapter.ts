@@ -81,7 +81,7 @@ export function toDeployment(
       signal: transport.signal,
       send(request) {
         const operation = request.url.startsWith(base) ? request.url.slice(base.length) : new URL(request.url).pathname;
-        const headers = { ...request.headers, ...buildAzureHeaders(connection, undefined) };
+        const headers = { ...request.headers, ...buildAzureHeaders(connection, null) };
         return transport.send({ ...request, url: buildAzureUrl(connection, operation as AzureOperationPath, deployment), headers }, parseAzureError);
       },
       readJson: (response) => transport.readJson(response),
