@@ -9,7 +9,7 @@
  * exactly as Azure counted it; failover from Azure to another kind and to Azure.
  */
 import Anthropic from '@anthropic-ai/sdk';
-import OpenAI from 'openai';
+import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { computeCost, toMicroPrice } from '../../server/billing/money.js';
 import type { ModelEntry } from '../../server/catalog/catalog.schema.js';
@@ -25,6 +25,7 @@ import {
   type AzureUpstreamServer,
 } from '../upstreams/azure-upstream.js';
 import { estimateTokens, type RecordedRequest } from '../upstreams/upstream-server.js';
+import { toneWav } from '../audio/audio-fixtures.js';
 
 const AZURE_KEY = '6c1f0e9ab3d24c7e8f5a0b1c2d3e4f50azure';
 const ENTRA_TOKEN = 'eyJ0eXAiOiJKV1QiLCJhbGciOiJSUzI1NiJ9.entra-access-token-for-tests';
@@ -55,6 +56,7 @@ let openai: OpenAI;
 let anthropic: Anthropic;
 let lastRequestId: () => string;
 let lastMessagesRequestId: () => string;
+let lastMessagesHeaders: () => Headers;
 
 beforeAll(async () => {
   azure = await startAzureUpstream({ expectedApiKey: AZURE_KEY, expectedEntraToken: ENTRA_TOKEN });
@@ -78,6 +80,8 @@ beforeAll(async () => {
         model('openai-to-azure', 'openai-up', 'gpt-4o-mini', { deployments: [{ provider: 'azure-v1', upstreamModel: 'gpt-4o-prod', priority: 1, weight: 1 }] }),
         { id: 'azure-embed', ownedBy: 'e2e', provider: 'azure-east', upstreamModel: 'embedding-prod', endpoints: ['/v1/embeddings'], pricing: PRICING, dimensions: 8 },
         { id: 'azure-tts', ownedBy: 'e2e', provider: 'azure-v1', upstreamModel: 'tts-prod', endpoints: ['/v1/audio/speech'], pricing: { input: 0, output: 0, character: 0.00001 } },
+        { id: 'azure-whisper', ownedBy: 'e2e', provider: 'azure-east', upstreamModel: 'whisper-prod', endpoints: ['/v1/audio/transcriptions'], pricing: { input: 0, output: 0, second: 0.0001 } },
+        model('azure-gone', 'azure-east', 'deleted-deployment'),
         { id: 'azure-image', ownedBy: 'e2e', provider: 'azure-east', upstreamModel: 'image-prod', endpoints: ['/v1/images/generations'], pricing: { input: 0, output: 0, image: 0.04 } },
       ],
     }),
@@ -90,6 +94,7 @@ beforeAll(async () => {
   const messagesRecorder = recordAnswers('request-id');
   anthropic = new Anthropic({ baseURL: gateway.url, apiKey: key, maxRetries: 0, fetch: messagesRecorder.fetch });
   lastMessagesRequestId = () => messagesRecorder.lastRequestId();
+  lastMessagesHeaders = () => messagesRecorder.lastHeaders();
 });
 
 afterAll(async () => {
@@ -202,6 +207,19 @@ describe('messages over Azure (bridged)', () => {
   });
 });
 
+describe('fidelity and strict mode on the bridge to Azure', () => {
+  it('names what the bridge dropped, and refuses it in strict mode', async () => {
+    const body = { model: 'azure-gpt', max_tokens: 50, top_k: 5, messages: [{ role: 'user' as const, content: PROMPT }] };
+    const answer = await anthropic.messages.create(body);
+    expect(answer.content[0]).toMatchObject({ type: 'text', text: `Echo: ${PROMPT}` });
+    expect(lastMessagesHeaders().get('x-gateway-dropped-params')).toBe('top_k');
+    const { result: refused, requests } = await azureRequestsDuring(() => failureOf(anthropic.messages.create(body, { headers: { 'x-gateway-strict': 'true' } })));
+    expect(refused).toBeInstanceOf(Anthropic.BadRequestError);
+    expect(errorText(refused)).toContain('top_k');
+    expect(requests).toEqual([]);
+  });
+});
+
 describe("Azure's content filter", () => {
   it('refuses a filtered prompt with 400 CONTENT_FILTERED in both shapes, charging nothing', async () => {
     const chat = (await failureOf(openai.chat.completions.create({ model: 'azure-gpt', messages: [{ role: 'user', content: `Tell me ${AZURE_BLOCKED_PROMPT}` }] }))) as InstanceType<typeof OpenAI.APIError>;
@@ -268,6 +286,35 @@ describe('other operations of a deployment', () => {
     const { result: image, requests: imageRequests } = await azureRequestsDuring(() => openai.images.generate({ model: 'azure-image', prompt: 'a lighthouse', size: '1024x1024', response_format: 'b64_json' }));
     expect(image.data?.[0]?.b64_json).toMatch(/^iVBOR/);
     expect(imageRequests[0]).toMatchObject({ path: '/openai/deployments/image-prod/images/generations', query: { 'api-version': API_VERSION } });
+  });
+});
+
+describe('transcription and Azure errors', () => {
+  it('uploads a transcription to the deployment as multipart with the api-key', async () => {
+    const audio = toneWav(1);
+    const { result, requests } = await azureRequestsDuring(async () => openai.audio.transcriptions.create({ model: 'azure-whisper', file: await toFile(audio, 'clip.wav') }));
+    expect(result.text).toBe(`Upstream transcribe of clip.wav. It had ${audio.length} bytes.`);
+    expect(requests[0]).toMatchObject({ path: '/openai/deployments/whisper-prod/audio/transcriptions', query: { 'api-version': API_VERSION } });
+    expect(requests[0]!.headers['content-type']).toMatch(/^multipart\/form-data; boundary=/);
+    expect(requests[0]!.headers['api-key']).toBe(AZURE_KEY);
+  });
+
+  it("relays Azure's unknown deployment as a 404 with its message", async () => {
+    const error = (await failureOf(openai.chat.completions.create({ model: 'azure-gone', messages: [{ role: 'user', content: PROMPT }] }))) as InstanceType<typeof OpenAI.APIError>;
+    expect(error).toBeInstanceOf(OpenAI.NotFoundError);
+    expect(error.message).toContain('The API deployment for this resource does not exist');
+  });
+
+  it('the test server answers as Azure does to a missing api-version, an unknown one and a wrong key', async () => {
+    const post = async (path: string, headers: Record<string, string>) => {
+      const response = await fetch(`${azure.endpoint}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ messages: [{ role: 'user', content: 'hi' }] }) });
+      return { status: response.status, body: (await response.json()) as unknown };
+    };
+    const chat = '/openai/deployments/gpt-4o-prod/chat/completions';
+    expect(await post(chat, { 'api-key': AZURE_KEY })).toEqual({ status: 404, body: { error: { code: '404', message: 'Resource not found' } } });
+    expect(await post(`${chat}?api-version=1999-01-01`, { 'api-key': AZURE_KEY })).toEqual({ status: 400, body: { error: { code: 'BadRequest', message: 'API version not supported' } } });
+    expect(await post(`${chat}?api-version=${API_VERSION}`, { authorization: `Bearer ${AZURE_KEY}` })).toMatchObject({ status: 401, body: { error: { code: '401' } } });
+    expect(await post(`${chat}?api-version=${API_VERSION}`, { 'api-key': AZURE_KEY })).toMatchObject({ status: 200, body: { prompt_filter_results: [{ prompt_index: 0 }] } });
   });
 });
 
