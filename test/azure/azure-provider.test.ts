@@ -34,7 +34,7 @@ const ANTHROPIC_KEY = 'sk-ant-upstream-azure-suite-0123456789';
 const ENV = { UMG_AZURE_KEY: AZURE_KEY, UMG_AZURE_TOKEN: ENTRA_TOKEN, UMG_OPENAI_KEY: OPENAI_KEY, UMG_ANTHROPIC_KEY: ANTHROPIC_KEY };
 const SECRETS = [AZURE_KEY, ENTRA_TOKEN, OPENAI_KEY, ANTHROPIC_KEY];
 
-const API_VERSION = '2024-10-21';
+const API_VERSION = '2025-04-01-preview';
 const PRICING = { input: 1, output: 2 };
 const CHAT_ENDPOINTS: ModelEntry['endpoints'] = ['/v1/chat/completions', '/v1/messages', '/v1/responses'];
 const PROMPT = 'Say hello from Azure';
@@ -69,7 +69,7 @@ beforeAll(async () => {
         { id: 'azure-east', kind: 'azure', baseUrl: azure.endpoint, apiKey: 'env:UMG_AZURE_KEY', azure: { apiVersion: API_VERSION } },
         { id: 'azure-v1', kind: 'azure', baseUrl: azure.v1Base, azure: { entraToken: 'env:UMG_AZURE_TOKEN' } },
         // The same resource, without retries: one failure and the request moves to the next deployment.
-        { id: 'azure-once', kind: 'azure', baseUrl: azure.endpoint, apiKey: 'env:UMG_AZURE_KEY', azure: { apiVersion: API_VERSION }, maxRetries: 0 },
+        { id: 'azure-once', kind: 'azure', baseUrl: azure.endpoint, apiKey: 'env:UMG_AZURE_KEY', azure: { apiVersion: '2024-10-21' }, maxRetries: 0 },
         { id: 'openai-up', kind: 'openai', baseUrl: urls.openai, apiKey: 'env:UMG_OPENAI_KEY', maxRetries: 0 },
         { id: 'anthropic-up', kind: 'anthropic', baseUrl: urls.anthropic, apiKey: 'env:UMG_ANTHROPIC_KEY' },
       ],
@@ -286,6 +286,9 @@ describe('other operations of a deployment', () => {
     const { result: image, requests: imageRequests } = await azureRequestsDuring(() => openai.images.generate({ model: 'azure-image', prompt: 'a lighthouse', size: '1024x1024', response_format: 'b64_json' }));
     expect(image.data?.[0]?.b64_json).toMatch(/^iVBOR/);
     expect(imageRequests[0]).toMatchObject({ path: '/openai/deployments/image-prod/images/generations', query: { 'api-version': API_VERSION } });
+    const refused = (await failureOf(openai.images.generate({ model: 'azure-image', prompt: `a ${AZURE_BLOCKED_PROMPT}`, size: '1024x1024' }))) as InstanceType<typeof OpenAI.APIError>;
+    expect(refused).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(refused.code).toBe('CONTENT_FILTERED');
   });
 });
 
@@ -321,8 +324,9 @@ describe('transcription and Azure errors', () => {
 describe('failover across kinds', () => {
   it('moves a request Azure rate limits (429, retry-after) to the Anthropic deployment, billed there', async () => {
     azure.script(azureRateLimitStep(6));
-    const answer = await openai.chat.completions.create({ model: 'azure-to-claude', messages: [{ role: 'user', content: PROMPT }] });
+    const { result: answer, requests } = await azureRequestsDuring(() => openai.chat.completions.create({ model: 'azure-to-claude', messages: [{ role: 'user', content: PROMPT }] }));
     expect(answer.choices[0]?.message.content).toBe(`Echo: ${PROMPT}`);
+    expect(requests.map((request) => request.query['api-version'])).toEqual(['2024-10-21']);
     expect(azure.pendingSteps).toBe(0);
     await expectBilled(lastRequestId(), { model: 'azure-to-claude', provider: 'anthropic-up', inputTokens: answer.usage!.prompt_tokens, outputTokens: answer.usage!.completion_tokens });
   });

@@ -27,7 +27,7 @@ describe("the README's catalog example", () => {
       buildAzureUrl({ id: provider.id, kind: 'azure', baseUrl: provider.baseUrl!, ...(provider.azure?.apiVersion ? { azure: { apiVersion: provider.azure.apiVersion } } : {}) }, '/chat/completions', 'gpt-4o-prod'),
     );
     expect(urls).toEqual([
-      'https://contoso-east.openai.azure.com/openai/deployments/gpt-4o-prod/chat/completions?api-version=2024-10-21',
+      'https://contoso-east.openai.azure.com/openai/deployments/gpt-4o-prod/chat/completions?api-version=2025-04-01-preview',
       'https://contoso-west.openai.azure.com/openai/v1/chat/completions',
     ]);
     expect(azure.map((provider) => Object.keys(buildAzureHeaders({ id: provider.id, kind: 'azure', baseUrl: provider.baseUrl!, apiKey: provider.apiKey ? 'key-value-x' : undefined, azure: provider.azure?.entraToken ? { entraToken: 'token-value' } : {} })))).toEqual([

@@ -7,7 +7,8 @@
  * - `POST /openai/deployments/{deployment}/{operation}?api-version=…`
  *   (chat/completions, embeddings, images/generations, images/edits,
  *   audio/speech, audio/transcriptions, audio/translations) and
- *   `POST /openai/responses?api-version=…` with the deployment as `model`;
+ *   `POST /openai/responses?api-version=…` (2025-03-01-preview or later) with
+ *   the deployment as `model`;
  * - `POST /openai/v1/{operation}` with the deployment as `model`
  *   (`api-version` absent, or `preview`).
  * A missing api-version is Azure's 404 "Resource not found", an unknown one
@@ -151,6 +152,8 @@ function createAzureDialect(options: AzureUpstreamOptions): UpstreamDialect {
     if (scoped || request.path === '/openai/responses') {
       if (version === undefined) return { error: notFound };
       if (!apiVersions.includes(version)) return { error: json(400, toAzureErrorBody(400, { code: 'BadRequest', message: 'API version not supported' })) };
+      // The Responses API came with 2025-03-01-preview: older versions do not know the path.
+      if (!scoped && !(version.endsWith('-preview') && version >= '2025-03-01')) return { error: notFound };
       found = scoped ? { deployment: decodeURIComponent(scoped[1]!), operation: scoped[2]! } : { deployment: deploymentInBody(request), operation: '/responses' };
     } else if (request.path.startsWith('/openai/v1/')) {
       if (version !== undefined && version !== 'preview') return { error: json(400, toAzureErrorBody(400, { code: 'BadRequest', message: 'API version not supported' })) };
