@@ -185,16 +185,18 @@ function createAzureDialect(options: AzureUpstreamOptions): UpstreamDialect {
     const filtered = collectPromptText(body.messages ?? []).includes(AZURE_FILTERED_OUTPUT);
     const stops = typeof body.stop === 'string' ? [body.stop] : Array.isArray(body.stop) ? body.stop : [];
     const answer = openAIAnswer(request, '/chat/completions', deployment, filtered ? { stop: [...stops, AZURE_FILTERED_OUTPUT] } : {});
-    const annotate = (choice: unknown): unknown => {
+    /**
+     * A choice with its verdicts: filtered on the filter's finish, empty on
+     * another finish chunk of a stream (`streamFinish`), safe otherwise.
+     */
+    const annotate = (choice: unknown, streamed: boolean): unknown => {
       if (!isRecord(choice)) return choice;
       const finish = filtered && choice.finish_reason === 'stop' ? 'content_filter' : choice.finish_reason;
-      return { ...choice, finish_reason: finish, content_filter_results: finish === 'content_filter' ? FILTERED_VERDICTS : choice.finish_reason ? {} : SAFE_VERDICTS };
+      const verdicts = finish === 'content_filter' ? FILTERED_VERDICTS : streamed && finish ? {} : SAFE_VERDICTS;
+      return { ...choice, finish_reason: finish, content_filter_results: verdicts };
     };
     if (answer.kind === 'json' && answer.status === 200 && isRecord(answer.body) && Array.isArray(answer.body.choices)) {
-      const choices = answer.body.choices.map((choice) => {
-        const annotated = annotate(choice) as Record<string, unknown>;
-        return { ...annotated, content_filter_results: annotated.finish_reason === 'content_filter' ? FILTERED_VERDICTS : SAFE_VERDICTS };
-      });
+      const choices = answer.body.choices.map((choice) => annotate(choice, false));
       return { ...answer, body: { ...answer.body, choices, prompt_filter_results: PROMPT_FILTER_RESULTS } };
     }
     if (answer.kind !== 'sse') return answer;
@@ -207,7 +209,7 @@ function createAzureDialect(options: AzureUpstreamOptions): UpstreamDialect {
         frames.push(frame);
         continue;
       }
-      frames.push(dataFrame({ ...chunk, choices: chunk.choices.map(annotate) }));
+      frames.push(dataFrame({ ...chunk, choices: chunk.choices.map((choice) => annotate(choice, true)) }));
     }
     return { ...answer, frames };
   }
