@@ -21,6 +21,10 @@ describe('azure providers in the catalog', () => {
     expect(issuesOf(catalogOf({ kind: 'azure', baseUrl: 'https://contoso.openai.azure.com/openai/v1', azure: { entraToken: 'env:AZURE_TOKEN' } }))).toEqual([]);
   });
 
+  it('refuses a base URL that is not one with the ordinary message', () => {
+    expect(issuesOf(catalogOf({ kind: 'azure', baseUrl: 'contoso.openai.azure.com', apiKey: 'env:AZURE_KEY', azure: { apiVersion: '2024-10-21' } }))[0]).toMatch(/^providers\.0\.baseUrl: /);
+  });
+
   it('refuses a resource endpoint without an api-version, naming the field', () => {
     expect(issuesOf(catalogOf({ kind: 'azure', baseUrl: 'https://contoso.openai.azure.com', apiKey: 'env:AZURE_KEY' }))).toEqual([
       'providers.0.azure.apiVersion: required with a resource endpoint (deployment URLs); or use the v1 API base …/openai/v1',

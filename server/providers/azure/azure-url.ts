@@ -18,7 +18,8 @@ import type { ProviderConnection } from '../types.js';
 
 /** Whether a base URL is the v1 API base (`…/openai/v1`) rather than a resource endpoint. */
 export function isAzureV1Base(baseUrl: string): boolean {
-  return /\/openai\/v1\/?$/.test(new URL(baseUrl).pathname);
+  // Read as text: the catalog check runs on values that may not be URLs at all.
+  return /\/openai\/v1\/*$/.test(baseUrl.split(/[?#]/)[0]!);
 }
 
 /** An operation's path as OpenAI names it (`/chat/completions`, `/embeddings`, `/audio/speech`…). */
