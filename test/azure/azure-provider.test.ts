@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { computeCost, toMicroPrice } from '../../server/billing/money.js';
 import type { ModelEntry } from '../../server/catalog/catalog.schema.js';
 import { errorText, failureOf, recordAnswers, startUpstreamWorld, type UpstreamWorld } from '../support/e2e.js';
-import type { TestGateway } from '../support/gateway.js';
+import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { flushAll, usageRowOf } from '../support/usage.js';
 import {
   AZURE_BLOCKED_PROMPT,
@@ -356,6 +356,35 @@ describe('secrets', () => {
       const text = errorText(error);
       expect(text).toContain('Rejected credential');
       for (const each of SECRETS) expect(text).not.toContain(each);
+    }
+  });
+
+  it('never writes the key or the token to the log, whatever Azure echoes', async () => {
+    const logLines: string[] = [];
+    const logged = await startTestGateway({
+      env: ENV,
+      logLines,
+      catalog: {
+        providers: [
+          { id: 'azure-east', kind: 'azure', baseUrl: azure.endpoint, apiKey: 'env:UMG_AZURE_KEY', azure: { apiVersion: API_VERSION }, maxRetries: 0 },
+          { id: 'azure-v1', kind: 'azure', baseUrl: azure.v1Base, azure: { entraToken: 'env:UMG_AZURE_TOKEN' }, maxRetries: 0 },
+        ],
+        models: [model('by-key', 'azure-east', 'gpt-4o-prod'), model('by-token', 'azure-v1', 'gpt-4o-prod')],
+      },
+    });
+    try {
+      const { key: loggedKey } = await logged.createAccountWithKey();
+      const client = new OpenAI({ baseURL: `${logged.url}/v1`, apiKey: loggedKey, maxRetries: 0 });
+      for (const [modelId, secret] of [['by-key', AZURE_KEY], ['by-token', ENTRA_TOKEN]] as const) {
+        expect((await client.chat.completions.create({ model: modelId, messages: [{ role: 'user', content: PROMPT }] })).choices[0]?.message.content).toBe(`Echo: ${PROMPT}`);
+        azure.script({ kind: 'status', status: 500, body: toAzureErrorBody(500, { message: `Backend failed for ${secret}` }) });
+        await failureOf(client.chat.completions.create({ model: modelId, messages: [{ role: 'user', content: PROMPT }] }));
+      }
+      await flushAll(logged);
+      expect(logLines.join('\n')).toContain('Backend failed for [redacted]');
+      for (const each of SECRETS) expect(logLines.join('\n')).not.toContain(each);
+    } finally {
+      await logged.close();
     }
   });
 });
