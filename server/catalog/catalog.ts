@@ -165,7 +165,7 @@ export async function applyCatalog(db: Kysely<Database>, catalog: CatalogFile): 
 export function findUnsetSecrets(catalog: Pick<CatalogFile, 'providers'>, env: NodeJS.ProcessEnv): Array<{ provider: string; variable: string }> {
   const unset: Array<{ provider: string; variable: string }> = [];
   for (const provider of catalog.providers) {
-    const references = [provider.apiKey, ...Object.values(provider.headers ?? {})];
+    const references = [provider.apiKey, ...Object.values(provider.headers ?? {}), provider.azure?.entraToken];
     for (const reference of references) {
       if (reference?.startsWith('env:') && !env[reference.slice(4)]) unset.push({ provider: provider.id, variable: reference.slice(4) });
     }
@@ -192,14 +192,16 @@ function resolveProvider(entry: ProviderEntry, env: NodeJS.ProcessEnv): Resolved
     apiKey: resolveSecret(entry.apiKey, env),
     headers,
     ...(entry.allowedBetas ? { allowedBetas: entry.allowedBetas } : {}),
+    ...(entry.azure ? { azure: { apiVersion: entry.azure.apiVersion, entraToken: resolveSecret(entry.azure.entraToken, env) } } : {}),
     entry,
   };
 }
 
-/** A provider's secrets: its API key and the header values taken from the environment (values under 8 characters left out). */
+/** A provider's secrets: its API key, Azure's Entra ID token and the header values taken from the environment (values under 8 characters left out). */
 export function providerSecrets(provider: ResolvedProvider): string[] {
   const secrets = new Set<string>();
   if (provider.apiKey) secrets.add(provider.apiKey);
+  if (provider.azure?.entraToken) secrets.add(provider.azure.entraToken);
   for (const [name, value] of Object.entries(provider.entry.headers ?? {})) {
     const resolved = provider.headers?.[name.toLowerCase()];
     if (value.startsWith('env:') && resolved) secrets.add(resolved);

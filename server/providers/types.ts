@@ -17,7 +17,7 @@ import type { ImagesResponse, ImageStreamEvent } from './openai/openai-images.wi
 export type ChatFormat = 'chat' | 'messages' | 'responses';
 
 /** Every kind of provider the catalog can name. */
-export const PROVIDER_KIND_NAMES = ['openai', 'anthropic', 'mock'] as const;
+export const PROVIDER_KIND_NAMES = ['openai', 'anthropic', 'mock', 'azure'] as const;
 export type ProviderKind = (typeof PROVIDER_KIND_NAMES)[number];
 
 /** A provider as configured (secrets already resolved from the environment). */
@@ -33,6 +33,8 @@ export interface ProviderConnection {
   headers?: Record<string, string>;
   /** When set, the only client betas this provider receives (`*`: any); unset: every beta the client sent. */
   allowedBetas?: readonly string[];
+  /** Azure OpenAI: the `api-version` of deployment URLs, and an Entra ID token sent instead of the `api-key` (resolved). */
+  azure?: { apiVersion?: string; entraToken?: string };
 }
 
 export interface UpstreamHttpRequest {
