@@ -49,8 +49,8 @@ const identifier = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$/, 'let
 
 export const providerEntrySchema = z.strictObject({
   id: identifier,
-  kind: z.enum(['openai', 'anthropic', 'mock']),
-  /** Base URL including the version prefix (`https://api.openai.com/v1`). Not needed for `mock`. */
+  kind: z.enum(['openai', 'anthropic', 'mock', 'bedrock']),
+  /** Base URL including the version prefix (`https://api.openai.com/v1`). Not needed for `mock`; for `bedrock`, the region's endpoint unless set. */
   baseUrl: z.url().optional(),
   apiKey: secretReference.optional(),
   /** Extra headers; values may be `env:NAME` references too. */
@@ -67,6 +67,15 @@ export const providerEntrySchema = z.strictObject({
    * client sent is forwarded (SPEC: the beta header goes to the provider).
    */
   allowedBetas: z.array(z.string().regex(/^(\*|[A-Za-z0-9._-]+)$/)).optional(),
+  /** `bedrock`: the region and the AWS credentials requests are signed with (Signature V4), as `env:NAME` references. */
+  aws: z
+    .strictObject({
+      region: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d+$/, 'an AWS region such as us-east-1'),
+      accessKeyId: secretReference,
+      secretAccessKey: secretReference,
+      sessionToken: secretReference.optional(),
+    })
+    .optional(),
 });
 export type ProviderEntry = z.infer<typeof providerEntrySchema>;
 
@@ -170,7 +179,8 @@ export const catalogFileSchema = z
     file.providers.forEach((provider, index) => {
       if (providerIds.has(provider.id)) ctx.addIssue({ code: 'custom', path: ['providers', index, 'id'], message: `duplicate provider "${provider.id}"` });
       providerIds.add(provider.id);
-      if (provider.kind !== 'mock' && !provider.baseUrl) ctx.addIssue({ code: 'custom', path: ['providers', index, 'baseUrl'], message: 'required for this kind' });
+      if (provider.kind !== 'mock' && provider.kind !== 'bedrock' && !provider.baseUrl) ctx.addIssue({ code: 'custom', path: ['providers', index, 'baseUrl'], message: 'required for this kind' });
+      if (provider.kind === 'bedrock' && !provider.aws) ctx.addIssue({ code: 'custom', path: ['providers', index, 'aws'], message: 'required for kind bedrock (region and credentials)' });
     });
     const modelIds = new Set<string>();
     file.models.forEach((model, index) => {

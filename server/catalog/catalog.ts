@@ -8,6 +8,7 @@ import { catalogFileSchema, type CatalogFile, type Endpoint, type ModelEntry, ty
 import { DEMO_CATALOG } from './demo-catalog.js';
 import { issuePath } from '../validation.js';
 import { kindServesEndpoint } from '../providers/registry.js';
+import { bedrockEndpoint } from '../providers/bedrock/bedrock-signing.js';
 import { MIN_SECRET_LENGTH } from '../upstream/secret-redactor.js';
 
 export interface ResolvedDeployment {
@@ -125,12 +126,23 @@ export async function applyCatalog(db: Kysely<Database>, catalog: CatalogFile): 
 export function findUnsetSecrets(catalog: CatalogFile, env: NodeJS.ProcessEnv): Array<{ provider: string; variable: string }> {
   const unset: Array<{ provider: string; variable: string }> = [];
   for (const provider of catalog.providers) {
-    const references = [provider.apiKey, ...Object.values(provider.headers ?? {})];
+    const references = [provider.apiKey, ...Object.values(provider.headers ?? {}), ...awsReferences(provider)];
     for (const reference of references) {
       if (reference?.startsWith('env:') && !env[reference.slice(4)]) unset.push({ provider: provider.id, variable: reference.slice(4) });
     }
   }
   return unset;
+}
+
+/** The `env:` references of a provider's AWS credentials. */
+function awsReferences(provider: ProviderEntry): string[] {
+  const aws = provider.aws;
+  return aws ? [aws.accessKeyId, aws.secretAccessKey, ...(aws.sessionToken ? [aws.sessionToken] : [])] : [];
+}
+
+/** Where a provider without `baseUrl` is reached: a Bedrock region's endpoint, or nowhere (the mock). */
+function defaultBaseUrl(entry: ProviderEntry): string {
+  return entry.kind === 'bedrock' && entry.aws ? bedrockEndpoint(entry.aws.region) : 'mock://';
 }
 
 function resolveSecret(reference: string | undefined, env: NodeJS.ProcessEnv): string | undefined {
@@ -148,18 +160,30 @@ function resolveProvider(entry: ProviderEntry, env: NodeJS.ProcessEnv): Resolved
   return {
     id: entry.id,
     kind: entry.kind,
-    baseUrl: (entry.baseUrl ?? 'mock://').replace(/\/+$/, ''),
+    baseUrl: (entry.baseUrl ?? defaultBaseUrl(entry)).replace(/\/+$/, ''),
     apiKey: resolveSecret(entry.apiKey, env),
     headers,
     ...(entry.allowedBetas ? { allowedBetas: entry.allowedBetas } : {}),
+    ...(entry.aws
+      ? {
+          aws: {
+            region: entry.aws.region,
+            accessKeyId: resolveSecret(entry.aws.accessKeyId, env),
+            secretAccessKey: resolveSecret(entry.aws.secretAccessKey, env),
+            sessionToken: resolveSecret(entry.aws.sessionToken, env),
+          },
+        }
+      : {}),
     entry,
   };
 }
 
-/** A provider's secrets: its API key and the header values taken from the environment (values under 8 characters left out). */
+/** A provider's secrets: its API key, its AWS secret key and session token, and the header values taken from the environment (values under 8 characters left out). */
 export function providerSecrets(provider: ResolvedProvider): string[] {
   const secrets = new Set<string>();
   if (provider.apiKey) secrets.add(provider.apiKey);
+  if (provider.aws?.secretAccessKey) secrets.add(provider.aws.secretAccessKey);
+  if (provider.aws?.sessionToken) secrets.add(provider.aws.sessionToken);
   for (const [name, value] of Object.entries(provider.entry.headers ?? {})) {
     const resolved = provider.headers?.[name.toLowerCase()];
     if (value.startsWith('env:') && resolved) secrets.add(resolved);
