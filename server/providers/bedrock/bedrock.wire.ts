@@ -27,7 +27,7 @@ const reasoningContentWireSchema = z.looseObject({
 /** One content block of an answer; exactly one member is set. */
 export const bedrockContentBlockWireSchema = z.looseObject({
   text: z.string().nullish(),
-  toolUse: z.looseObject({ toolUseId: z.string(), name: z.string(), input: z.unknown() }).nullish(),
+  toolUse: z.looseObject({ toolUseId: z.string(), name: z.string(), input: z.unknown().optional() }).nullish(),
   reasoningContent: reasoningContentWireSchema.nullish(),
 });
 export type BedrockContentBlockWire = z.infer<typeof bedrockContentBlockWireSchema>;
@@ -74,8 +74,8 @@ export const bedrockStreamPayloadSchemas = {
     }),
   }),
   contentBlockStop: z.looseObject({ contentBlockIndex: z.number().int().nonnegative() }),
-  messageStop: z.looseObject({ stopReason: z.string().nullish(), additionalModelResponseFields: z.unknown() }),
-  metadata: z.looseObject({ usage: bedrockUsageWireSchema.nullish(), metrics: z.unknown() }),
+  messageStop: z.looseObject({ stopReason: z.string().nullish(), additionalModelResponseFields: z.unknown().optional() }),
+  metadata: z.looseObject({ usage: bedrockUsageWireSchema.nullish(), metrics: z.unknown().optional() }),
 } as const;
 export type BedrockStreamEventType = keyof typeof bedrockStreamPayloadSchemas;
 
