@@ -178,10 +178,15 @@ function resolveProvider(entry: ProviderEntry, env: NodeJS.ProcessEnv): Resolved
   };
 }
 
-/** A provider's secrets: its API key, its AWS secret key and session token, and the header values taken from the environment (values under 8 characters left out). */
+/**
+ * A provider's secrets: its API key, its AWS credentials (the key id too:
+ * not secret by AWS's rules, but no client needs to see it) and the header
+ * values taken from the environment (values under 8 characters left out).
+ */
 export function providerSecrets(provider: ResolvedProvider): string[] {
   const secrets = new Set<string>();
   if (provider.apiKey) secrets.add(provider.apiKey);
+  if (provider.aws?.accessKeyId) secrets.add(provider.aws.accessKeyId);
   if (provider.aws?.secretAccessKey) secrets.add(provider.aws.secretAccessKey);
   if (provider.aws?.sessionToken) secrets.add(provider.aws.sessionToken);
   for (const [name, value] of Object.entries(provider.entry.headers ?? {})) {

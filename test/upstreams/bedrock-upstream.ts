@@ -22,6 +22,7 @@
  * Errors: `{"message": …}` with the type in `x-amzn-errortype` (see
  * {@link bedrockErrorStep}); an in-band fault is an `exception` message.
  */
+import { createHash } from 'node:crypto';
 import { EventStreamCodec } from '@smithy/core/event-streams';
 import { fromUtf8, Hash, toUtf8 } from '@smithy/core/serde';
 import { SignatureV4 } from '@smithy/signature-v4';
@@ -136,6 +137,11 @@ function createBedrockDialect(options: BedrockUpstreamOptions): UpstreamDialect 
     }
     const signingDate = parseAmzDate(request.headers['x-amz-date']);
     if (!signingDate || Math.abs(Date.now() - signingDate.getTime()) > 15 * 60_000) return error(403, 'InvalidSignatureException', 'Signature expired.');
+    // The signer takes a declared payload hash as given: the body must match it, as AWS checks.
+    const declaredHash = request.headers['x-amz-content-sha256'];
+    if (declaredHash !== undefined && declaredHash !== createHash('sha256').update(request.rawBytes).digest('hex')) {
+      return error(400, 'XAmzContentSHA256Mismatch', 'The provided x-amz-content-sha256 header does not match what was computed.');
+    }
     const names = signedHeaderList!.split(';');
     if (!names.includes('host') || !names.includes('x-amz-date')) return error(403, 'InvalidSignatureException', 'host and x-amz-date must be signed.');
     const headers: Record<string, string> = {};

@@ -54,6 +54,9 @@ export class BedrockEventStreamFramer {
   private readonly codec = new EventStreamCodec(toUtf8, fromUtf8);
   private buffered: Buffer = Buffer.alloc(0);
 
+  /** `redact` rewrites each payload's text before it is parsed (the request's signature out of an echo). */
+  constructor(private readonly redact: (text: string) => string = (text) => text) {}
+
   push(bytes: Uint8Array): BedrockStreamMessage[] {
     this.buffered = this.buffered.length === 0 ? Buffer.from(bytes) : Buffer.concat([this.buffered, bytes]);
     const messages: BedrockStreamMessage[] = [];
@@ -86,7 +89,7 @@ export class BedrockEventStreamFramer {
     let payload: unknown;
     if (message.body.byteLength > 0) {
       try {
-        payload = JSON.parse(Buffer.from(message.body.buffer, message.body.byteOffset, message.body.byteLength).toString('utf8'));
+        payload = JSON.parse(this.redact(Buffer.from(message.body.buffer, message.body.byteOffset, message.body.byteLength).toString('utf8')));
       } catch (error) {
         throw unreadable('The provider sent an eventstream payload that is not JSON.', error);
       }

@@ -26,26 +26,27 @@ export function bedrockUrl(connection: ProviderConnection, model: string, operat
   return `${connection.baseUrl.replace(/\/+$/, '')}/model/${encodeURIComponent(model)}/${operation}`;
 }
 
-/** A signed Converse or ConverseStream request, and an error reader that keeps its signature out of messages. */
+/** A signed Converse or ConverseStream request, and readers that keep its signature out of what they read. */
 export async function buildBedrockRequest(
   connection: ProviderConnection,
   model: string,
   body: string,
   stream: boolean,
-): Promise<{ request: UpstreamHttpRequest; parseError: ParseUpstreamError }> {
+): Promise<{ request: UpstreamHttpRequest; parseError: ParseUpstreamError; redact: (text: string) => string }> {
   const url = bedrockUrl(connection, model, stream ? 'converse-stream' : 'converse');
   const signed = await signBedrockRequest(connection, url, body, stream ? EVENTSTREAM_CONTENT_TYPE : 'application/json');
-  const parseError: ParseUpstreamError = (status, text, headers) =>
-    parseBedrockError(status, signed.signature ? text.split(signed.signature).join('[redacted]') : text, headers);
-  return { request: { method: 'POST', url, headers: signed.headers, body }, parseError };
+  // The transport redacts the provider's static secrets; the signature is new with each request.
+  const redact = (text: string): string => (signed.signature && text.includes(signed.signature) ? text.split(signed.signature).join('[redacted]') : text);
+  const parseError: ParseUpstreamError = (status, text, headers) => parseBedrockError(status, redact(text), headers);
+  return { request: { method: 'POST', url, headers: signed.headers, body }, parseError, redact };
 }
 
 function requestIdOf(response: UpstreamResponse): string {
   return response.headers['x-amzn-requestid'] ?? randomUUID();
 }
 
-async function* readMessages(transport: UpstreamTransport, response: UpstreamResponse): AsyncGenerator<BedrockStreamMessage> {
-  const framer = new BedrockEventStreamFramer();
+async function* readMessages(transport: UpstreamTransport, response: UpstreamResponse, redact: (text: string) => string): AsyncGenerator<BedrockStreamMessage> {
+  const framer = new BedrockEventStreamFramer(redact);
   for await (const chunk of transport.readChunks(response)) yield* framer.push(chunk);
   framer.end();
 }
@@ -57,9 +58,14 @@ async function* readMessages(transport: UpstreamTransport, response: UpstreamRes
  * can be failed over like any refused request. A later one ends the stream
  * with an in-band error.
  */
-async function streamConverse(transport: UpstreamTransport, response: UpstreamResponse, model: string): Promise<AsyncIterable<CanonicalStreamEvent>> {
+async function streamConverse(
+  transport: UpstreamTransport,
+  response: UpstreamResponse,
+  model: string,
+  redact: (text: string) => string,
+): Promise<AsyncIterable<CanonicalStreamEvent>> {
   const requestId = requestIdOf(response);
-  const messages = readMessages(transport, response);
+  const messages = readMessages(transport, response, redact);
   const first = await messages.next();
   if (!first.done && first.value.messageType !== 'event') {
     await messages.return(undefined);
@@ -82,19 +88,20 @@ export const bedrockChatAdapter: ChatAdapter = {
   parseError: parseBedrockError,
   prepare(connection: ProviderConnection, request: CanonicalRequest) {
     const { body, report } = toBedrockRequest(request);
-    const text = JSON.stringify(body);
+    const bodyText = JSON.stringify(body);
     return {
       report,
       async complete(transport) {
-        const built = await buildBedrockRequest(connection, request.model, text, false);
+        const built = await buildBedrockRequest(connection, request.model, bodyText, false);
         const response = await transport.send(built.request, built.parseError);
-        const { value } = await transport.readJson(response);
-        return fromBedrockResponse(value, requestIdOf(response), request.model);
+        const { value, text } = await transport.readJson(response);
+        const redacted = built.redact(text);
+        return fromBedrockResponse(redacted === text ? value : (JSON.parse(redacted) as unknown), requestIdOf(response), request.model);
       },
       async stream(transport) {
-        const built = await buildBedrockRequest(connection, request.model, text, true);
+        const built = await buildBedrockRequest(connection, request.model, bodyText, true);
         const response = await transport.send(built.request, built.parseError);
-        return streamConverse(transport, response, request.model);
+        return streamConverse(transport, response, request.model, built.redact);
       },
     };
   },
