@@ -64,10 +64,12 @@ function catalog(bedrockUrl: string, leakyUrl: string, openaiUrl: string): Catal
       bedrockProvider('bedrock-east', bedrockUrl),
       bedrockProvider('bedrock-wrong-key', bedrockUrl, 'env:UMG_BEDROCK_WRONG_SECRET'),
       bedrockProvider('bedrock-leaky', leakyUrl),
+      { id: 'bedrock-paris', kind: 'bedrock', aws: { region: 'eu-west-3', accessKeyId: 'env:UMG_BEDROCK_KEY_ID', secretAccessKey: 'env:UMG_BEDROCK_SECRET', sessionToken: 'env:UMG_BEDROCK_TOKEN' } },
       { id: 'openai-up', kind: 'openai', baseUrl: openaiUrl, apiKey: 'env:UMG_E2E_OPENAI_KEY' },
     ],
     models: [
       model('claude-bedrock-leaky', 'bedrock-leaky'),
+      model('claude-bedrock-paris', 'bedrock-paris'),
       model('claude-bedrock', 'bedrock-east'),
       model('claude-bedrock-strict', 'bedrock-east', { strict: true }),
       model('claude-bedrock-wrong-key', 'bedrock-wrong-key'),
@@ -346,6 +348,14 @@ describe('secrets', () => {
     expect(text).toContain('Signature=[redacted]');
     expect(text).not.toContain(signature);
     expect(text).not.toContain(BEDROCK_TEST_CREDENTIALS.accessKeyId);
+  });
+});
+
+describe('the catalog', () => {
+  it("reaches a provider without baseUrl at its region's endpoint, and holds its credentials as secrets", () => {
+    const paris = gateway.gateway.services.catalog.get('claude-bedrock-paris')!;
+    expect(paris.deployments[0]!.provider.baseUrl).toBe('https://bedrock-runtime.eu-west-3.amazonaws.com');
+    expect(paris.secrets).toEqual(expect.arrayContaining([BEDROCK_TEST_CREDENTIALS.accessKeyId, BEDROCK_TEST_CREDENTIALS.secretAccessKey, BEDROCK_TEST_CREDENTIALS.sessionToken]));
   });
 });
 
