@@ -497,3 +497,60 @@ describe("Claude Code's request shape on a model whose primary is Bedrock", () =
     expect(bedrock.requests.length).toBe(before);
   });
 });
+
+describe("Codex's request shape (responses) on a model whose primary is Bedrock", () => {
+  const shellTool = {
+    type: 'function' as const,
+    name: 'shell',
+    description: 'Runs a shell command and returns its output.',
+    strict: false,
+    parameters: { type: 'object', properties: { command: { type: 'array', items: { type: 'string' } }, workdir: { type: 'string' } }, required: ['command'] },
+  };
+  const body = {
+    model: 'claude-bedrock',
+    instructions: 'You are a coding agent running in a terminal.',
+    input: [
+      { type: 'message' as const, role: 'user' as const, content: [{ type: 'input_text' as const, text: 'List the files.' }] },
+      { type: 'function_call' as const, call_id: 'call_ls_1', name: 'shell', arguments: '{"command":["ls"]}' },
+      { type: 'function_call_output' as const, call_id: 'call_ls_1', output: 'README.md\nsrc' },
+      { type: 'message' as const, role: 'user' as const, content: [{ type: 'input_text' as const, text: 'Now summarise them.' }] },
+    ],
+    tools: [shellTool],
+    tool_choice: 'auto' as const,
+    parallel_tool_calls: false,
+    reasoning: { effort: 'medium' as const },
+    store: false,
+    include: ['reasoning.encrypted_content' as const],
+    prompt_cache_key: 'session-1234',
+  };
+
+  it('is streamed from ConverseStream, the tool loop carried as toolUse and toolResult', async () => {
+    const { result: events, requests } = await bedrockRequestsDuring(async () => {
+      const stream = await openai.responses.create({ ...body, stream: true });
+      const collected: OpenAI.Responses.ResponseStreamEvent[] = [];
+      for await (const event of stream) collected.push(event);
+      return collected;
+    });
+    const completed = events.find((event) => event.type === 'response.completed');
+    const output = completed?.type === 'response.completed' ? completed.response.output : [];
+    const text = output.flatMap((item) => (item.type === 'message' ? item.content : [])).map((part) => (part.type === 'output_text' ? part.text : '')).join('');
+    // The fake echoes the last user turn: the tool result, then the text.
+    expect(text).toBe('Echo: README.md\nsrc Now summarise them.');
+    expect(events.filter((event) => event.type === 'response.output_text.delta').length).toBeGreaterThan(1);
+    const sent = requests[0]!.body as { system: unknown; messages: unknown; additionalModelRequestFields: unknown };
+    expect(requests[0]!.path).toMatch(/\/converse-stream$/);
+    expect(sent.system).toEqual([{ text: 'You are a coding agent running in a terminal.' }]);
+    expect(sent.messages).toEqual([
+      { role: 'user', content: [{ text: 'List the files.' }] },
+      { role: 'assistant', content: [{ toolUse: { toolUseId: 'call_ls_1', name: 'shell', input: { command: ['ls'] } } }] },
+      { role: 'user', content: [{ toolResult: { toolUseId: 'call_ls_1', content: [{ text: 'README.md\nsrc' }] } }, { text: 'Now summarise them.' }] },
+    ]);
+    expect(sent.additionalModelRequestFields).toEqual({ thinking: { type: 'enabled', budget_tokens: 8192 } });
+    const headers = openaiAnswers.lastHeaders();
+    expect(headers.get('x-gateway-dropped-params')).toContain('parallel_tool_calls');
+    expect(headers.get('x-gateway-approximated-params')).toContain('reasoning.effort');
+    const row = await usageRowOf(gateway, openaiAnswers.lastRequestId());
+    expect(row.provider).toBe('bedrock-east');
+    expect(row.cached_input_tokens).toBe(CACHE.read);
+  });
+});
