@@ -92,6 +92,24 @@ describe('inference parameters', () => {
     expect(other.report.dropped).toEqual(['reasoning.effort']);
   });
 
+  it('leaves effort-derived thinking out in a tool loop whose call came without reasoning', () => {
+    const loop = (assistantContent: CanonicalRequest['messages'][number]['content']): CanonicalRequest =>
+      request({
+        model: CLAUDE,
+        reasoning: { effort: 'medium' },
+        messages: [
+          { role: 'user', content: [{ type: 'text', text: 'ls' }] },
+          { role: 'assistant', content: assistantContent } as CanonicalRequest['messages'][number],
+          { role: 'tool', toolCallId: 'c1', content: [{ type: 'text', text: 'a b' }] },
+        ],
+      });
+    const without = toBedrockRequest(loop([{ type: 'tool_call', id: 'c1', name: 'shell', arguments: '{}' }]));
+    expect(without.body.additionalModelRequestFields).toBeUndefined();
+    expect(without.report.dropped).toEqual(['reasoning.effort']);
+    const withReasoning = toBedrockRequest(loop([{ type: 'thinking', text: 't', signature: 's' }, { type: 'tool_call', id: 'c1', name: 'shell', arguments: '{}' }]));
+    expect(withReasoning.body.additionalModelRequestFields).toEqual({ thinking: { type: 'enabled', budget_tokens: 8192 } });
+  });
+
   it('leaves thinking out when Claude would refuse it with a forced tool', () => {
     const { body, report } = toBedrockRequest(
       request({ model: CLAUDE, reasoning: { budgetTokens: 2048 }, tools: [{ name: 't', parameters: { type: 'object' } }], toolChoice: { type: 'required' } }),

@@ -103,7 +103,7 @@ export function toBedrockRequest(request: CanonicalRequest): { body: Record<stri
   let topP = request.topP;
   let topK = request.topK;
 
-  const thinking = claude ? thinkingOf(request, report) : undefined;
+  const thinking = claude ? thinkingOf(request, messages, report) : undefined;
   if (!claude) {
     if (request.reasoning?.effort !== undefined) report.dropped.push('reasoning.effort');
     if (request.reasoning?.budgetTokens !== undefined) report.dropped.push('thinking');
@@ -163,8 +163,21 @@ export function toBedrockRequest(request: CanonicalRequest): { body: Record<stri
   return { body, report: { dropped: unique(report.dropped), approximated: unique(report.approximated) } };
 }
 
+/**
+ * Whether the conversation is inside a tool loop whose assistant turn did not
+ * start with reasoning: Claude then refuses thinking (the turn that called the
+ * tool must echo its thinking), so thinking derived from an effort is left out.
+ *
+ * @see https://docs.claude.com/en/docs/build-with-claude/extended-thinking#extended-thinking-with-tool-use
+ */
+function toolLoopWithoutReasoning(messages: readonly Block[]): boolean {
+  const lastAssistant = [...messages].reverse().find((message) => message.role === 'assistant');
+  const blocks = (lastAssistant?.content ?? []) as Block[];
+  return blocks.some((block) => block.toolUse !== undefined) && blocks[0]?.reasoningContent === undefined;
+}
+
 /** Claude's `thinking` field for this request, or undefined when none is asked for (or Claude would refuse it). */
-function thinkingOf(request: CanonicalRequest, report: BridgeReport): Block | undefined {
+function thinkingOf(request: CanonicalRequest, messages: readonly Block[], report: BridgeReport): Block | undefined {
   const reasoning = request.reasoning;
   const extra = request.extra ?? {};
   if (reasoning?.disabled) return { type: 'disabled' };
@@ -174,6 +187,10 @@ function thinkingOf(request: CanonicalRequest, report: BridgeReport): Block | un
     budget = reasoning.budgetTokens;
     if (reasoning.effort !== undefined) report.dropped.push('reasoning.effort');
   } else if (reasoning?.effort !== undefined) {
+    if (toolLoopWithoutReasoning(messages) || forcedTool) {
+      report.dropped.push('reasoning.effort');
+      return undefined;
+    }
     budget = THINKING_BUDGET_BY_EFFORT[reasoning.effort];
     report.approximated.push('reasoning.effort');
   } else if (isRecord(extra.thinking) && typeof extra.thinking.type === 'string') {
