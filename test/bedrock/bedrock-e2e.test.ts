@@ -281,6 +281,13 @@ describe('messages on Bedrock (@anthropic-ai/sdk)', () => {
     expect(upstream.body).toMatchObject({ system: [{ text: 'Be brief.' }], inferenceConfig: { maxTokens: 256, stopSequences: ['suite'] } });
   });
 
+  it('counts tokens locally, without calling Bedrock', async () => {
+    const before = bedrock.requests.length;
+    const counted = await anthropic.messages.countTokens({ model: 'claude-bedrock', system: 'Be brief.', messages: [{ role: 'user', content: PROMPT }] });
+    expect(counted.input_tokens).toBeGreaterThan(0);
+    expect(bedrock.requests.length).toBe(before);
+  });
+
   it('sends images as bytes', async () => {
     const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==';
     const message = await anthropic.messages.create({
