@@ -170,6 +170,7 @@ describe('chat completions on Bedrock (openai SDK)', () => {
       messages: [{ role: 'user', content: [{ text: PROMPT }] }],
       system: [{ text: 'You are terse.' }],
       inferenceConfig: { maxTokens: 200, stopSequences: ['NEVER'] },
+      additionalModelResponseFieldPaths: ['/stop_sequence'],
     });
     const uncached = uncachedInputOf(upstream);
     const output = Math.ceil(`Echo: ${PROMPT}`.length / 4);
@@ -274,11 +275,16 @@ describe('messages on Bedrock (@anthropic-ai/sdk)', () => {
       .stream({ model: 'claude-bedrock', max_tokens: 256, system: 'Be brief.', stop_sequences: ['suite'], messages: [{ role: 'user', content: PROMPT }] })
       .finalMessage();
     expect(final.content).toEqual([{ type: 'text', text: 'Echo: hello from the bedrock ' }]);
-    // Converse says which reason, not which sequence.
     expect(final.stop_reason).toBe('stop_sequence');
+    // Converse names the reason; Claude's own response field, asked for by path, names the sequence.
+    expect(final.stop_sequence).toBe('suite');
     expect(final.usage.output_tokens).toBe(Math.ceil('Echo: hello from the bedrock '.length / 4));
     const upstream = bedrock.requests.at(-1)!;
-    expect(upstream.body).toMatchObject({ system: [{ text: 'Be brief.' }], inferenceConfig: { maxTokens: 256, stopSequences: ['suite'] } });
+    expect(upstream.body).toMatchObject({
+      system: [{ text: 'Be brief.' }],
+      inferenceConfig: { maxTokens: 256, stopSequences: ['suite'] },
+      additionalModelResponseFieldPaths: ['/stop_sequence'],
+    });
   });
 
   it('counts tokens locally, without calling Bedrock', async () => {

@@ -12,7 +12,9 @@
  * Default answers are derived from the request only:
  * - text: `Echo: <last user text>`, the last user turn's text blocks and
  *   tool result texts joined with a space; `inferenceConfig.stopSequences`
- *   cut it (`stop_sequence`), `inferenceConfig.maxTokens` truncates it (`max_tokens`).
+ *   cut it (`stop_sequence`, and the sequence in `additionalModelResponseFields`
+ *   when `/stop_sequence` is asked for, as Claude does), `inferenceConfig.maxTokens`
+ *   truncates it (`max_tokens`).
  * - a `toolUse` block instead when `toolConfig.toolChoice` is `{any:{}}` or
  *   `{tool:{name}}`: the named (else the first) tool, input
  *   `options.toolArguments` or `{"input":"<last user text>"}`.
@@ -96,7 +98,7 @@ export function startBedrockUpstream(options: BedrockUpstreamOptions): Promise<U
 }
 
 type Plan =
-  | { kind: 'text'; text: string; stopReason: 'end_turn' | 'stop_sequence' | 'max_tokens' }
+  | { kind: 'text'; text: string; stopReason: 'end_turn' | 'stop_sequence' | 'max_tokens'; stopSequence?: string }
   | { kind: 'tool'; name: string; input: Record<string, unknown> };
 
 const AUTHORIZATION = /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, ?SignedHeaders=([^,]+), ?Signature=([0-9a-f]{64})$/;
@@ -180,7 +182,7 @@ function createBedrockDialect(options: BedrockUpstreamOptions): UpstreamDialect 
     if (maxTokens !== undefined && estimateTokens(stopped.text) > maxTokens) {
       return { kind: 'text', text: truncateToTokens(stopped.text, maxTokens), stopReason: 'max_tokens' };
     }
-    return { kind: 'text', text: stopped.text, stopReason: stopped.matched === undefined ? 'end_turn' : 'stop_sequence' };
+    return stopped.matched === undefined ? { kind: 'text', text: stopped.text, stopReason: 'end_turn' } : { kind: 'text', text: stopped.text, stopReason: 'stop_sequence', stopSequence: stopped.matched };
   }
 
   function answerConverse(request: RecordedRequest, stream: boolean): UpstreamAnswer {
@@ -200,12 +202,15 @@ function createBedrockDialect(options: BedrockUpstreamOptions): UpstreamDialect 
       usage.cacheWriteInputTokens = cache.write;
     }
     const stopReason = answer.kind === 'tool' ? 'tool_use' : answer.stopReason;
+    // A model's own response fields, when asked for by path (Claude's `stop_sequence`).
+    const paths = Array.isArray(body.additionalModelResponseFieldPaths) ? body.additionalModelResponseFieldPaths : [];
+    const responseFields = paths.includes('/stop_sequence') ? { additionalModelResponseFields: { stop_sequence: answer.kind === 'text' ? (answer.stopSequence ?? null) : null } } : {};
     if (!stream) {
       const block = answer.kind === 'tool' ? { toolUse: { toolUseId, name: answer.name, input: answer.input } } : { text: answer.text };
       return {
         kind: 'json',
         status: 200,
-        body: { output: { message: { role: 'assistant', content: [block] } }, stopReason, usage, metrics: { latencyMs: 42 } },
+        body: { output: { message: { role: 'assistant', content: [block] } }, stopReason, ...responseFields, usage, metrics: { latencyMs: 42 } },
       };
     }
     const frames: Buffer[] = [bedrockEventFrame('messageStart', { role: 'assistant' })];
@@ -216,7 +221,7 @@ function createBedrockDialect(options: BedrockUpstreamOptions): UpstreamDialect 
       for (const piece of splitText(toolJson, chunkSize)) frames.push(bedrockEventFrame('contentBlockDelta', { contentBlockIndex: 0, delta: { toolUse: { input: piece } } }));
     }
     frames.push(bedrockEventFrame('contentBlockStop', { contentBlockIndex: 0 }));
-    frames.push(bedrockEventFrame('messageStop', { stopReason }));
+    frames.push(bedrockEventFrame('messageStop', { stopReason, ...responseFields }));
     frames.push(bedrockEventFrame('metadata', { usage, metrics: { latencyMs: 42 } }));
     return { kind: 'sse', frames, headers: { 'content-type': EVENTSTREAM_CONTENT_TYPE } };
   }

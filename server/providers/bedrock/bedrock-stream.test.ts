@@ -151,6 +151,16 @@ describe('Converse JSON answers', () => {
     expect(response.finishReason).toBe('tool_calls');
   });
 
+  it('reads the stop sequence Claude names in additionalModelResponseFields, in answers and streams', () => {
+    const body = { output: { message: { content: [{ text: 'x' }] } }, stopReason: 'stop_sequence', additionalModelResponseFields: { stop_sequence: 'END' } };
+    expect(fromBedrockResponse(body, 'r', 'm')).toMatchObject({ finishReason: 'stop_sequence', stopSequence: 'END' });
+    const decoder = new BedrockStreamDecoder('r', 'm');
+    decoder.push({ messageType: 'event', type: 'messageStop', payload: { stopReason: 'stop_sequence', additionalModelResponseFields: { stop_sequence: 'END' } } });
+    expect(decoder.push({ messageType: 'event', type: 'metadata', payload: { usage: { inputTokens: 3, outputTokens: 1 } } })).toEqual([
+      { type: 'finish', finishReason: 'stop_sequence', stopSequence: 'END', usage: { inputTokens: 3, outputTokens: 1, cachedInputTokens: 0, cacheWriteInputTokens: 0 } },
+    ]);
+  });
+
   it('maps every stop reason', () => {
     const reasons: Record<string, string> = {
       end_turn: 'stop',

@@ -19,7 +19,7 @@ import type { CanonicalStreamEvent, CanonicalUsage } from '../canonical.js';
 import { UpstreamError } from '../../errors.js';
 import { bedrockStreamPayloadSchemas, type BedrockStreamEventType, type BedrockUsageWire } from './bedrock.wire.js';
 import { BEDROCK_PROVIDER, fromBedrockStreamException } from './bedrock-errors.js';
-import { fromBedrockUsage } from './from-bedrock-response.js';
+import { fromBedrockUsage, stopSequenceOf } from './from-bedrock-response.js';
 import { mapBedrockStopReason } from './map-bedrock-stop-reason.js';
 
 /** One decoded eventstream message, as the translator reads it. */
@@ -127,6 +127,7 @@ export class BedrockStreamDecoder {
   private nextIndex = 0;
   private started = false;
   private stopReason: string | null | undefined;
+  private stopSequence: string | null = null;
   private sawStop = false;
   private usage: BedrockUsageWire | undefined;
   /** A `finish` or `error` went out: later messages are ignored. */
@@ -185,6 +186,7 @@ export class BedrockStreamDecoder {
         events.push(...this.closeAll());
         this.sawStop = true;
         this.stopReason = (parsed.data as { stopReason?: string | null }).stopReason;
+        this.stopSequence = stopSequenceOf((parsed.data as { additionalModelResponseFields?: unknown }).additionalModelResponseFields);
         break;
       case 'metadata': {
         const usage = (parsed.data as { usage?: BedrockUsageWire | null }).usage;
@@ -213,7 +215,7 @@ export class BedrockStreamDecoder {
   }
 
   private finish(): CanonicalStreamEvent {
-    return { type: 'finish', finishReason: mapBedrockStopReason(this.stopReason), stopSequence: null, usage: this.currentUsage() };
+    return { type: 'finish', finishReason: mapBedrockStopReason(this.stopReason), stopSequence: this.stopSequence, usage: this.currentUsage() };
   }
 
   private currentUsage(): CanonicalUsage {

@@ -26,6 +26,12 @@ export function fromBedrockUsage(usage: BedrockUsageWire | null | undefined): Ca
   };
 }
 
+/** The stop sequence Claude reports in `additionalModelResponseFields` when asked for `/stop_sequence`. */
+export function stopSequenceOf(fields: unknown): string | null {
+  const value = typeof fields === 'object' && fields !== null ? (fields as { stop_sequence?: unknown }).stop_sequence : undefined;
+  return typeof value === 'string' ? value : null;
+}
+
 /** A tool input as canonical JSON text (`{}` unless an object). */
 export function toArgumentsText(input: unknown): string {
   return typeof input === 'object' && input !== null && !Array.isArray(input) ? JSON.stringify(input) : '{}';
@@ -66,7 +72,7 @@ export function fromBedrockResponse(body: unknown, id: string, model: string): C
     model,
     content,
     finishReason: mapBedrockStopReason(answer.stopReason),
-    stopSequence: null,
+    stopSequence: stopSequenceOf(answer.additionalModelResponseFields),
     usage: fromBedrockUsage(answer.usage),
   };
 }

@@ -70,6 +70,11 @@ describe('inference parameters', () => {
     expect(report.dropped).toEqual(['top_k', 'presence_penalty', 'frequency_penalty', 'seed', 'user']);
   });
 
+  it("asks Claude models for the stop sequence that matched, Claude's own response field", () => {
+    expect(toBedrockRequest(request({ model: CLAUDE, stop: ['END'] })).body.additionalModelResponseFieldPaths).toEqual(['/stop_sequence']);
+    expect(toBedrockRequest(request({ stop: ['END'] })).body.additionalModelResponseFieldPaths).toBeUndefined();
+  });
+
   it('gives Claude models top_k through additionalModelRequestFields', () => {
     const { body, report } = toBedrockRequest(request({ model: CLAUDE, topK: 5 }));
     expect(body.additionalModelRequestFields).toEqual({ top_k: 5 });

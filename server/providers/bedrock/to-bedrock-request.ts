@@ -15,7 +15,8 @@
  * - Unsigned thinking (from another provider) is dropped: Bedrock rejects it.
  * - Claude models receive what only they understand through
  *   `additionalModelRequestFields` (`top_k`, `thinking`); for other models
- *   those are dropped.
+ *   those are dropped. With stop sequences, Claude is asked for its own
+ *   `stop_sequence` field (Converse names only the reason).
  * - `json_object` and `json_schema` become an instruction in `system`
  *   (approximated); `tool_choice: none` keeps the tools with Bedrock's
  *   automatic choice (approximated), since Converse has no "none".
@@ -135,7 +136,11 @@ export function toBedrockRequest(request: CanonicalRequest): { body: Record<stri
   if (maxTokens !== undefined) inference.maxTokens = maxTokens;
   if (temperature !== undefined) inference.temperature = temperature;
   if (topP !== undefined) inference.topP = topP;
-  if (request.stop !== undefined && request.stop.length > 0) inference.stopSequences = request.stop;
+  if (request.stop !== undefined && request.stop.length > 0) {
+    inference.stopSequences = request.stop;
+    // Converse says that a sequence stopped, not which; Claude names it in its own answer, asked for by path.
+    if (claude) body.additionalModelResponseFieldPaths = ['/stop_sequence'];
+  }
   if (topK !== undefined) {
     if (claude) additional.top_k = topK;
     else report.dropped.push('top_k');
