@@ -10,6 +10,10 @@
  * `:message-type` `event` (with `:event-type`), `exception` (with
  * `:exception-type`) or `error` (with `:error-code`, `:error-message`).
  *
+ * The transport masks a provider secret in this binary body byte for byte
+ * (upstream/secret-redactor.ts); the message checksum then fails, so a stream
+ * that would carry a secret ends with an error instead.
+ *
  * @see https://docs.aws.amazon.com/transcribe/latest/dg/streaming-setting-up.html#streaming-event-stream
  * @see https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_ConverseStreamOutput.html
  */
