@@ -60,7 +60,7 @@ export const providerEntrySchema = z.strictObject({
   id: identifier,
   kind: z.enum(PROVIDER_KIND_NAMES),
   /**
-   * Base URL including the version prefix (`https://api.openai.com/v1`). Not needed for `mock`.
+   * Base URL including the version prefix (`https://api.openai.com/v1`). Not needed for `mock`; for `bedrock`, the region's endpoint unless set.
    * `azure`: the resource endpoint (`https://NAME.openai.azure.com`: deployment URLs, `azure.apiVersion`
    * required) or the v1 API base (`https://NAME.openai.azure.com/openai/v1`).
    */
@@ -82,6 +82,15 @@ export const providerEntrySchema = z.strictObject({
   allowedBetas: z.array(z.string().regex(/^(\*|[A-Za-z0-9._-]+)$/)).optional(),
   /** Kind `azure` only (see {@link azureOptionsSchema}). */
   azure: azureOptionsSchema.optional(),
+  /** `bedrock`: the region and the AWS credentials requests are signed with (Signature V4), as `env:NAME` references. */
+  aws: z
+    .strictObject({
+      region: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d+$/, 'an AWS region such as us-east-1'),
+      accessKeyId: secretReference,
+      secretAccessKey: secretReference,
+      sessionToken: secretReference.optional(),
+    })
+    .optional(),
 });
 export type ProviderEntry = z.infer<typeof providerEntrySchema>;
 
@@ -185,7 +194,7 @@ export const catalogFileSchema = z
     file.providers.forEach((provider, index) => {
       if (providerIds.has(provider.id)) ctx.addIssue({ code: 'custom', path: ['providers', index, 'id'], message: `duplicate provider "${provider.id}"` });
       providerIds.add(provider.id);
-      if (provider.kind !== 'mock' && !provider.baseUrl) ctx.addIssue({ code: 'custom', path: ['providers', index, 'baseUrl'], message: 'required for this kind' });
+      if (provider.kind !== 'mock' && provider.kind !== 'bedrock' && !provider.baseUrl) ctx.addIssue({ code: 'custom', path: ['providers', index, 'baseUrl'], message: 'required for this kind' });
       if (provider.azure && provider.kind !== 'azure') ctx.addIssue({ code: 'custom', path: ['providers', index, 'azure'], message: 'only for kind azure' });
       if (provider.kind === 'azure') {
         if (provider.baseUrl && !isAzureV1Base(provider.baseUrl) && !provider.azure?.apiVersion) {
@@ -195,6 +204,7 @@ export const catalogFileSchema = z
           ctx.addIssue({ code: 'custom', path: ['providers', index, 'azure', 'entraToken'], message: 'give apiKey or entraToken, not both' });
         }
       }
+      if (provider.kind === 'bedrock' && !provider.aws) ctx.addIssue({ code: 'custom', path: ['providers', index, 'aws'], message: 'required for kind bedrock (region and credentials)' });
     });
     const modelIds = new Set<string>();
     file.models.forEach((model, index) => {

@@ -6,6 +6,7 @@
 import type { Endpoint } from '../endpoints.js';
 import { anthropicChatAdapter, anthropicCountTokensAdapter } from './anthropic/anthropic.adapter.js';
 import { azureChatAdapter, azureEmbeddingsAdapter, azureImagesAdapter, azureSpeechAdapter, azureTranscriptionAdapter } from './azure/azure.adapter.js';
+import { bedrockChatAdapter } from './bedrock/bedrock.adapter.js';
 import { localCountTokensAdapter } from './local-count.js';
 import { mockChatAdapter, mockCountTokensAdapter } from './mock/mock.adapters.js';
 import { mockEmbeddingsAdapter } from './mock/mock-embeddings.adapter.js';
@@ -80,6 +81,7 @@ export const PROVIDER_KINDS: Record<ProviderKind, ProviderKindDefinition> = {
       transcription: azureTranscriptionAdapter,
     },
   },
+  bedrock: { kind: 'bedrock', adapters: { chat: bedrockChatAdapter, countTokens: localCountTokensAdapter } },
   mock: {
     kind: 'mock',
     adapters: {

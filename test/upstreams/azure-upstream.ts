@@ -201,8 +201,13 @@ function createAzureDialect(options: AzureUpstreamOptions): UpstreamDialect {
     }
     if (answer.kind !== 'sse') return answer;
     // Azure's leading chunk: the prompt's verdicts, before any choice.
-    const frames = [dataFrame({ choices: [], created: 0, id: '', model: '', object: '', prompt_filter_results: PROMPT_FILTER_RESULTS })];
+    const frames: Array<string | Buffer> = [dataFrame({ choices: [], created: 0, id: '', model: '', object: '', prompt_filter_results: PROMPT_FILTER_RESULTS })];
     for (const frame of answer.frames) {
+      // Azure speaks text frames; a binary frame (another dialect's) passes as it is.
+      if (typeof frame !== 'string') {
+        frames.push(frame);
+        continue;
+      }
       const data = frame.startsWith('data: ') ? frame.slice(6).trim() : '';
       const chunk = data.startsWith('{') ? (JSON.parse(data) as unknown) : undefined;
       if (!isRecord(chunk) || !Array.isArray(chunk.choices) || chunk.choices.length === 0) {

@@ -87,6 +87,7 @@ export function toDeployment(
       readJson: (response) => transport.readJson(response),
       readBytes: (response, limit) => transport.readBytes(response, limit),
       readEvents: (response) => transport.readEvents(response),
+      readChunks: (response) => transport.readChunks(response),
     },
   };
 }
