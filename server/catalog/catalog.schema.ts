@@ -49,7 +49,7 @@ const identifier = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$/, 'let
 
 export const providerEntrySchema = z.strictObject({
   id: identifier,
-  kind: z.enum(['openai', 'anthropic', 'mock']),
+  kind: z.enum(['openai', 'anthropic', 'mock', 'gemini']),
   /** Base URL including the version prefix (`https://api.openai.com/v1`). Not needed for `mock`. */
   baseUrl: z.url().optional(),
   apiKey: secretReference.optional(),
@@ -67,6 +67,20 @@ export const providerEntrySchema = z.strictObject({
    * client sent is forwarded (SPEC: the beta header goes to the provider).
    */
   allowedBetas: z.array(z.string().regex(/^(\*|[A-Za-z0-9._-]+)$/)).optional(),
+  /**
+   * `gemini` on Vertex AI: the project and location of the models, and the
+   * service account key (its JSON, as `env:NAME`) the OAuth token is made
+   * from. `tokenUrl` replaces Google's token endpoint (tests). Unset: the
+   * Gemini API, with `apiKey`.
+   */
+  vertex: z
+    .strictObject({
+      project: identifier,
+      location: identifier,
+      credentials: secretReference,
+      tokenUrl: z.url().optional(),
+    })
+    .optional(),
 });
 export type ProviderEntry = z.infer<typeof providerEntrySchema>;
 

@@ -125,7 +125,7 @@ export async function applyCatalog(db: Kysely<Database>, catalog: CatalogFile): 
 export function findUnsetSecrets(catalog: CatalogFile, env: NodeJS.ProcessEnv): Array<{ provider: string; variable: string }> {
   const unset: Array<{ provider: string; variable: string }> = [];
   for (const provider of catalog.providers) {
-    const references = [provider.apiKey, ...Object.values(provider.headers ?? {})];
+    const references = [provider.apiKey, provider.vertex?.credentials, ...Object.values(provider.headers ?? {})];
     for (const reference of references) {
       if (reference?.startsWith('env:') && !env[reference.slice(4)]) unset.push({ provider: provider.id, variable: reference.slice(4) });
     }
@@ -152,6 +152,9 @@ function resolveProvider(entry: ProviderEntry, env: NodeJS.ProcessEnv): Resolved
     apiKey: resolveSecret(entry.apiKey, env),
     headers,
     ...(entry.allowedBetas ? { allowedBetas: entry.allowedBetas } : {}),
+    ...(entry.vertex
+      ? { vertex: { project: entry.vertex.project, location: entry.vertex.location, credentials: resolveSecret(entry.vertex.credentials, env), tokenUrl: entry.vertex.tokenUrl } }
+      : {}),
     entry,
   };
 }
@@ -160,11 +163,26 @@ function resolveProvider(entry: ProviderEntry, env: NodeJS.ProcessEnv): Resolved
 export function providerSecrets(provider: ResolvedProvider): string[] {
   const secrets = new Set<string>();
   if (provider.apiKey) secrets.add(provider.apiKey);
+  for (const secret of vertexSecrets(provider.vertex?.credentials)) secrets.add(secret);
   for (const [name, value] of Object.entries(provider.entry.headers ?? {})) {
     const resolved = provider.headers?.[name.toLowerCase()];
     if (value.startsWith('env:') && resolved) secrets.add(resolved);
   }
   return [...secrets].filter((secret) => secret.length >= MIN_SECRET_LENGTH);
+}
+
+/** A Vertex service account key: the whole JSON text, and its private key and key id on their own (a provider could echo either). */
+function vertexSecrets(credentials: string | undefined): string[] {
+  if (!credentials) return [];
+  const secrets = [credentials];
+  try {
+    const key = JSON.parse(credentials) as { private_key?: unknown; private_key_id?: unknown };
+    if (typeof key.private_key === 'string') secrets.push(key.private_key, ...key.private_key.split('\n').filter((line) => line.length >= 40));
+    if (typeof key.private_key_id === 'string') secrets.push(key.private_key_id);
+  } catch {
+    // Not JSON: the whole text is the secret.
+  }
+  return secrets;
 }
 
 function secretsOf(deployments: readonly ResolvedDeployment[]): string[] {

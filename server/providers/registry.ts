@@ -5,6 +5,7 @@
  */
 import type { Endpoint } from '../catalog/catalog.schema.js';
 import { anthropicChatAdapter, anthropicCountTokensAdapter } from './anthropic/anthropic.adapter.js';
+import { geminiChatAdapter, geminiCountTokensAdapter, geminiEmbeddingsAdapter } from './gemini/gemini.adapter.js';
 import { localCountTokensAdapter } from './local-count.js';
 import { mockChatAdapter, mockCountTokensAdapter } from './mock/mock.adapters.js';
 import { mockEmbeddingsAdapter } from './mock/mock-embeddings.adapter.js';
@@ -67,6 +68,7 @@ export const PROVIDER_KINDS: Record<ProviderKind, ProviderKindDefinition> = {
     },
   },
   anthropic: { kind: 'anthropic', adapters: { chat: anthropicChatAdapter, countTokens: anthropicCountTokensAdapter } },
+  gemini: { kind: 'gemini', adapters: { chat: geminiChatAdapter, countTokens: geminiCountTokensAdapter, embeddings: geminiEmbeddingsAdapter } },
   mock: {
     kind: 'mock',
     adapters: {

@@ -17,7 +17,7 @@ import type { ImagesResponse, ImageStreamEvent } from './openai/openai-images.wi
 export type ChatFormat = 'chat' | 'messages' | 'responses';
 
 /** Every kind of provider the catalog can name. */
-export type ProviderKind = 'openai' | 'anthropic' | 'mock';
+export type ProviderKind = 'openai' | 'anthropic' | 'mock' | 'gemini';
 
 /** A provider as configured (secrets already resolved from the environment). */
 export interface ProviderConnection {
@@ -32,6 +32,18 @@ export interface ProviderConnection {
   headers?: Record<string, string>;
   /** When set, the only client betas this provider receives (`*`: any); unset: every beta the client sent. */
   allowedBetas?: readonly string[];
+  /** A `gemini` provider on Vertex AI (unset: the Gemini API with `apiKey`). */
+  vertex?: VertexConnection;
+}
+
+/** Where a Vertex AI provider's models live, and the service account its OAuth token is made from. */
+export interface VertexConnection {
+  project: string;
+  location: string;
+  /** The service account key file's JSON text (resolved from the environment); never logged. */
+  credentials?: string;
+  /** The OAuth token endpoint, when not Google's (tests exchange tokens with a local fake). */
+  tokenUrl?: string;
 }
 
 export interface UpstreamHttpRequest {
