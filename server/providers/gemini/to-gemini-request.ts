@@ -182,7 +182,8 @@ function convertAssistantParts(content: CanonicalAssistantPart[], report: Bridge
         break;
       case 'thinking': {
         const signature = part.signature?.startsWith(GEMINI_SIGNATURE_PREFIX) ? part.signature.slice(GEMINI_SIGNATURE_PREFIX.length) : undefined;
-        if (part.redactedData !== undefined || (part.signature !== undefined && signature === undefined)) {
+        // An empty signature is none (a messages client echoes `signature: ""` of an unsigned thought).
+        if (part.redactedData !== undefined || (part.signature && signature === undefined)) {
           // Another provider's reasoning cannot be replayed to Gemini.
           report.dropped.push('thinking');
           break;
