@@ -31,7 +31,7 @@ export function redactGoogleCredentials(text: string): string {
     .replace(/\bBearer\s+\S+/gi, 'Bearer [redacted]')
     .replace(/\bAIza[0-9A-Za-z_-]{20,}/g, '[redacted]')
     .replace(/\bya29\.[0-9A-Za-z._-]+/g, '[redacted]')
-    .replace(/\b(key=)[^&\s"]+/gi, '$1[redacted]');
+    .replace(/\b(key=)[A-Za-z0-9_-]+/gi, '$1[redacted]');
 }
 
 /** Seconds from `retry-after`, else from the `google.rpc.RetryInfo` detail (`"12s"`, `"0.5s"`). */
