@@ -105,7 +105,7 @@ function claudeCodeBody(): Record<string, unknown> {
 describe("Claude Code's request shape on a Gemini primary", () => {
   it('is streamed back from streamGenerateContent, tool history carried as functionCall/functionResponse, the rest named', async () => {
     const final = await anthropic.beta.messages
-      .stream({ ...claudeCodeBody(), betas: ['interleaved-thinking-2025-05-14', 'fine-grained-tool-streaming-2025-05-14'] } as unknown as Anthropic.Beta.Messages.BetaMessageStreamParams)
+      .stream({ ...claudeCodeBody(), betas: ['interleaved-thinking-2025-05-14', 'fine-grained-tool-streaming-2025-05-14'] } as unknown as Parameters<typeof anthropic.beta.messages.stream>[0])
       .finalMessage();
     expect(final.stop_reason).toBe('end_turn');
     const text = final.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
