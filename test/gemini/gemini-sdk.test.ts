@@ -36,7 +36,7 @@ const SERVICE_ACCOUNT_JSON = JSON.stringify({
   client_email: SERVICE_ACCOUNT_EMAIL,
 });
 
-function catalogOf(gemini: GeminiUpstream, openai: UpstreamServer): CatalogFile {
+function catalogOf(gemini: GeminiUpstream, openai: UpstreamServer, leaky: GeminiUpstream): CatalogFile {
   const chatEndpoints = ['/v1/chat/completions', '/v1/messages', '/v1/responses', '/v1/messages/count_tokens'] as const;
   return {
     providers: [
@@ -56,6 +56,15 @@ function catalogOf(gemini: GeminiUpstream, openai: UpstreamServer): CatalogFile 
         vertex: { project: 'test-project', location: 'europe-west4', credentials: 'env:UMG_VERTEX_SA', tokenUrl: `${gemini.tokenUrl}?lifetime=60` },
       },
       { id: 'openai-backup', kind: 'openai', baseUrl: openai.url, apiKey: 'env:UMG_OPENAI_KEY' },
+      // A provider that echoes the credential it was sent.
+      { id: 'leaky-google', kind: 'gemini', baseUrl: leaky.geminiBaseUrl, apiKey: 'env:UMG_GEMINI_KEY', maxRetries: 0 },
+      {
+        id: 'leaky-vertex',
+        kind: 'gemini',
+        baseUrl: leaky.vertexBaseUrl,
+        maxRetries: 0,
+        vertex: { project: 'test-project', location: 'us-central1', credentials: 'env:UMG_VERTEX_SA', tokenUrl: leaky.tokenUrl },
+      },
     ],
     models: [
       {
@@ -69,6 +78,8 @@ function catalogOf(gemini: GeminiUpstream, openai: UpstreamServer): CatalogFile 
       },
       { id: 'gemini-vertex', ownedBy: 'google', provider: 'vertex', upstreamModel: 'gemini-2.5-pro', endpoints: [...chatEndpoints], pricing: PRICING },
       { id: 'gemini-vertex-short', ownedBy: 'google', provider: 'vertex-short', upstreamModel: 'gemini-2.5-pro', endpoints: ['/v1/chat/completions'], pricing: PRICING },
+      { id: 'leaky-gemini', ownedBy: 'google', provider: 'leaky-google', upstreamModel: 'gemini-2.5-flash', endpoints: ['/v1/chat/completions'], pricing: PRICING },
+      { id: 'leaky-vertex', ownedBy: 'google', provider: 'leaky-vertex', upstreamModel: 'gemini-2.5-flash', endpoints: ['/v1/chat/completions'], pricing: PRICING },
       { id: 'gemini-embed', ownedBy: 'google', provider: 'google', upstreamModel: 'gemini-embedding-001', endpoints: ['/v1/embeddings'], pricing: { input: 0.15, output: 0 }, dimensions: 8, dimensionsAdjustable: true },
       { id: 'vertex-embed', ownedBy: 'google', provider: 'vertex', upstreamModel: 'text-embedding-005', endpoints: ['/v1/embeddings'], pricing: { input: 0.15, output: 0 }, dimensions: 8, dimensionsAdjustable: true },
     ],
@@ -81,6 +92,7 @@ const geminiOptions: GeminiUpstreamOptions = {
   cachedTokens: CACHED_TOKENS,
 };
 let gemini: GeminiUpstream;
+let leaky: GeminiUpstream;
 let openaiUpstream: UpstreamServer;
 let gateway: TestGateway;
 let logLines: string[];
@@ -92,9 +104,11 @@ let anthropicAnswers: AnswerRecorder;
 beforeAll(async () => {
   gemini = await startGeminiUpstream(geminiOptions);
   openaiUpstream = await startOpenAIUpstream();
+  // One piece per stream, so that the placeholder is not cut across frames.
+  leaky = await startGeminiUpstream({ ...geminiOptions, expectedApiKey: undefined, echoCredential: true, streamChunkSize: 1000 });
   logLines = [];
   gateway = await startTestGateway({
-    catalog: catalogOf(gemini, openaiUpstream),
+    catalog: catalogOf(gemini, openaiUpstream, leaky),
     env: { UMG_GEMINI_KEY: GEMINI_KEY, UMG_OPENAI_KEY: OPENAI_KEY, UMG_VERTEX_SA: SERVICE_ACCOUNT_JSON, PROVIDER_COOLDOWN_FAILURES: '1000' },
     config: { upstream: FAST_UPSTREAM },
     logLines,
@@ -110,6 +124,7 @@ afterAll(async () => {
   await gateway?.close();
   await gemini?.close();
   await openaiUpstream?.close();
+  await leaky?.close();
 });
 
 /** The requests a server received while `call` ran. */
@@ -428,5 +443,26 @@ describe('Vertex AI', () => {
     const last = gemini.requests.filter((request) => request.path.endsWith(':generateContent')).at(-1)!;
     expect(last.path).toContain('/locations/europe-west4/');
     expect(last.headers.authorization).toBe(`Bearer ${gemini.issuedTokens.at(-1)}`);
+  });
+});
+
+describe('a provider that echoes its credential', () => {
+  it.each([
+    ['leaky-gemini', 'the API key'],
+    ['leaky-vertex', 'the access token'],
+  ])('%s: %s is redacted from JSON answers, streams and error messages', async (model) => {
+    const json = await openai.chat.completions.create({ model, messages: [{ role: 'user', content: 'Say {{credential}}' }] });
+    expect(json.choices[0]!.message.content).toMatch(/^Echo: Say (Bearer )?\[redacted\]$/);
+    const stream = await openai.chat.completions.create({ model, messages: [{ role: 'user', content: 'Stream {{credential}}' }], stream: true });
+    let text = '';
+    for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
+    expect(text).toMatch(/^Echo: Stream (Bearer )?\[redacted\]$/);
+    leaky.script({ kind: 'status', status: 400, message: 'Rejected credential {{credential}}' });
+    const error = await failureOf(openai.chat.completions.create({ model, messages: [{ role: 'user', content: 'x' }] }));
+    expect((error as Error).message).toContain('Rejected credential');
+    const seen = `${json.choices[0]!.message.content} ${text} ${(error as Error).message}`;
+    expect(seen).not.toContain(GEMINI_KEY);
+    for (const token of leaky.issuedTokens) expect(seen).not.toContain(token);
+    expect(leaky.requests.at(-1)!.headers[model === 'leaky-vertex' ? 'authorization' : 'x-goog-api-key']).toBeDefined();
   });
 });

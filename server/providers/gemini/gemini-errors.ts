@@ -12,6 +12,9 @@ import { UpstreamError } from '../../errors.js';
 import { geminiErrorWireSchema, type geminiErrorObjectWireSchema } from './gemini.wire.js';
 import type { z } from 'zod';
 
+/** What a credential is replaced with (the transport's and the logger's marker). */
+export const REDACTED = '[redacted]';
+
 /** Longest upstream message passed on. */
 const MAX_MESSAGE_LENGTH = 1000;
 
@@ -28,10 +31,10 @@ function header(headers: Record<string, string | undefined>, name: string): stri
  */
 export function redactGoogleCredentials(text: string): string {
   return text
-    .replace(/\bBearer\s+\S+/gi, 'Bearer [redacted]')
-    .replace(/\bAIza[0-9A-Za-z_-]{20,}/g, '[redacted]')
-    .replace(/\bya29\.[0-9A-Za-z._-]+/g, '[redacted]')
-    .replace(/\b(key=)[A-Za-z0-9_-]+/gi, '$1[redacted]');
+    .replace(/\bBearer\s+\S+/gi, `Bearer ${REDACTED}`)
+    .replace(/\bAIza[0-9A-Za-z_-]{20,}/g, REDACTED)
+    .replace(/\bya29\.[0-9A-Za-z._-]+/g, REDACTED)
+    .replace(/\b(key=)[A-Za-z0-9_-]+/gi, `$1${REDACTED}`);
 }
 
 /** Seconds from `retry-after`, else from the `google.rpc.RetryInfo` detail (`"12s"`, `"0.5s"`). */

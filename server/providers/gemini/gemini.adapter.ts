@@ -11,13 +11,13 @@
  */
 import { UpstreamError } from '../../errors.js';
 import type { CanonicalStreamEvent } from '../canonical.js';
-import type { ChatAdapter, CountTokensAdapter, EmbeddingsAdapter, ProviderConnection, UpstreamHttpRequest, UpstreamResponse, UpstreamTransport } from '../types.js';
+import type { ChatAdapter, CountTokensAdapter, EmbeddingsAdapter, ParseUpstreamError, ProviderConnection, UpstreamResponse, UpstreamTransport } from '../types.js';
 import type { MessagesRequest } from '../anthropic/anthropic.wire.js';
 import { fromAnthropicRequest } from '../anthropic/from-anthropic-request.js';
 import type { EmbeddingItem } from '../openai/openai-embeddings.wire.js';
 import { encodeEmbeddingBase64, toFloatArray } from '../../media/embedding-encoding.js';
 import { countTextTokens, decodeTokens } from '../../tokenizer.js';
-import { parseGeminiError } from './gemini-errors.js';
+import { parseGeminiError, REDACTED } from './gemini-errors.js';
 import { fromGeminiResponse } from './from-gemini-response.js';
 import { GeminiStreamDecoder } from './gemini-stream.js';
 import { toGeminiRequest } from './to-gemini-request.js';
@@ -45,9 +45,26 @@ export async function buildGeminiHeaders(connection: ProviderConnection): Promis
   return headers;
 }
 
-async function post(transport: UpstreamTransport, connection: ProviderConnection, url: string, body: unknown): Promise<UpstreamResponse> {
-  const request: UpstreamHttpRequest = { method: 'POST', url, headers: await buildGeminiHeaders(connection), body: JSON.stringify(body) };
-  return transport.send(request, parseGeminiError);
+/**
+ * POSTs a JSON body. The static secrets (the API key, the service account
+ * key) are redacted from every answer by the transport; a Vertex access
+ * token changes every hour, so the answer of a call made with one has that
+ * token redacted here (`redact`), as its error message has.
+ */
+async function post(transport: UpstreamTransport, connection: ProviderConnection, url: string, body: unknown): Promise<{ response: UpstreamResponse; redact: (text: string) => string }> {
+  const headers = await buildGeminiHeaders(connection);
+  const token = connection.vertex ? headers.authorization?.slice('Bearer '.length) : undefined;
+  const redact = token ? (text: string): string => (text.includes(token) ? text.split(token).join(REDACTED) : text) : (text: string): string => text;
+  const parseError: ParseUpstreamError = (status, text, responseHeaders) => parseGeminiError(status, redact(text), responseHeaders);
+  const response = await transport.send({ method: 'POST', url, headers, body: JSON.stringify(body) }, parseError);
+  return { response, redact };
+}
+
+/** A JSON answer read whole, with the call's token redacted. */
+async function readRedactedJson(transport: UpstreamTransport, call: { response: UpstreamResponse; redact: (text: string) => string }): Promise<unknown> {
+  const { value, text } = await transport.readJson(call.response);
+  const redacted = call.redact(text);
+  return redacted === text ? value : JSON.parse(redacted);
 }
 
 export const geminiChatAdapter: ChatAdapter = {
@@ -58,21 +75,21 @@ export const geminiChatAdapter: ChatAdapter = {
     return {
       report,
       async complete(transport) {
-        const response = await post(transport, connection, geminiMethodUrl(connection, request.model, 'generateContent'), body);
-        const { value } = await transport.readJson(response);
-        return fromGeminiResponse(value);
+        const call = await post(transport, connection, geminiMethodUrl(connection, request.model, 'generateContent'), body);
+        return fromGeminiResponse(await readRedactedJson(transport, call));
       },
       async stream(transport) {
-        const response = await post(transport, connection, geminiMethodUrl(connection, request.model, 'streamGenerateContent'), body);
-        return decodeStream(transport, response);
+        const call = await post(transport, connection, geminiMethodUrl(connection, request.model, 'streamGenerateContent'), body);
+        return decodeStream(transport, call.response, call.redact);
       },
     };
   },
 };
 
-async function* decodeStream(transport: UpstreamTransport, response: UpstreamResponse): AsyncGenerator<CanonicalStreamEvent> {
+async function* decodeStream(transport: UpstreamTransport, response: UpstreamResponse, redact: (text: string) => string): AsyncGenerator<CanonicalStreamEvent> {
   const decoder = new GeminiStreamDecoder();
-  for await (const event of transport.readEvents(response)) yield* decoder.push(event);
+  // Events are whole here: a token cannot be cut across two of them.
+  for await (const event of transport.readEvents(response)) yield* decoder.push({ ...event, data: redact(event.data) });
   yield* decoder.end();
 }
 
@@ -85,9 +102,8 @@ export const geminiCountTokensAdapter: CountTokensAdapter = {
     delete generateBody.generationConfig;
     // The Gemini API counts a whole request only inside `generateContentRequest`; Vertex takes its fields directly.
     const countBody = connection.vertex ? generateBody : { generateContentRequest: { model: `models/${model}`, ...generateBody } };
-    const response = await post(transport, connection, geminiMethodUrl(connection, model, 'countTokens'), countBody);
-    const { value } = await transport.readJson(response);
-    const parsed = geminiCountTokensWireSchema.safeParse(value);
+    const call = await post(transport, connection, geminiMethodUrl(connection, model, 'countTokens'), countBody);
+    const parsed = geminiCountTokensWireSchema.safeParse((await transport.readJson(call.response)).value);
     if (!parsed.success) throw new UpstreamError('the provider answered without totalTokens', { status: 502, provider: connection.id, retryable: false });
     return parsed.data.totalTokens;
   },
@@ -106,8 +122,8 @@ export const geminiEmbeddingsAdapter: EmbeddingsAdapter = {
     let promptTokens: number | undefined;
     if (connection.vertex) {
       const body = { instances: texts.map((content) => ({ content })), ...(dimensions !== undefined ? { parameters: { outputDimensionality: dimensions } } : {}) };
-      const response = await post(transport, connection, geminiMethodUrl(connection, model, 'predict'), body);
-      const parsed = vertexPredictEmbeddingsWireSchema.safeParse((await transport.readJson(response)).value);
+      const sent = await post(transport, connection, geminiMethodUrl(connection, model, 'predict'), body);
+      const parsed = vertexPredictEmbeddingsWireSchema.safeParse(await readRedactedJson(transport, sent));
       if (!parsed.success) throw new UpstreamError('the provider answered without embeddings', { status: 502, provider: connection.id, retryable: false });
       vectors = parsed.data.predictions.map((prediction) => prediction.embeddings.values);
       const counts = parsed.data.predictions.map((prediction) => prediction.embeddings.statistics?.token_count);
@@ -116,8 +132,8 @@ export const geminiEmbeddingsAdapter: EmbeddingsAdapter = {
       const body = {
         requests: texts.map((text) => ({ model: `models/${model}`, content: { parts: [{ text }] }, ...(dimensions !== undefined ? { outputDimensionality: dimensions } : {}) })),
       };
-      const response = await post(transport, connection, geminiMethodUrl(connection, model, 'batchEmbedContents'), body);
-      const parsed = geminiBatchEmbedWireSchema.safeParse((await transport.readJson(response)).value);
+      const sent = await post(transport, connection, geminiMethodUrl(connection, model, 'batchEmbedContents'), body);
+      const parsed = geminiBatchEmbedWireSchema.safeParse((await transport.readJson(sent.response)).value);
       if (!parsed.success) throw new UpstreamError('the provider answered without embeddings', { status: 502, provider: connection.id, retryable: false });
       vectors = parsed.data.embeddings.map((embedding) => embedding.values);
       // No count in the answer: the gateway's own (o200k), as for every provider that reports none.
