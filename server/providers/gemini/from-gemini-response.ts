@@ -4,6 +4,7 @@
  *
  * @see https://ai.google.dev/api/generate-content#generatecontentresponse
  */
+import { randomBytes } from 'node:crypto';
 import type { CanonicalAssistantPart, CanonicalResponse, CanonicalUsage } from '../canonical.js';
 import { UpstreamError } from '../../errors.js';
 import { geminiResponseWireSchema, type GeminiPartWire, type GeminiResponseWire, type GeminiUsageWire } from './gemini.wire.js';
@@ -32,9 +33,15 @@ export function fromGeminiUsage(usage: GeminiUsageWire | null | undefined): Cano
   return result;
 }
 
-/** The id of the n-th function call of an answer when Gemini gave it none (calls are matched back by name). */
+/**
+ * The id of the n-th function call of an answer when Gemini gave it none
+ * (Gemini matches results by name; clients match them by id, so ids must
+ * differ across the turns of a conversation). Built on the answer's
+ * `responseId`, or on a random one when the answer has none.
+ */
 export function geminiToolCallId(responseId: string, position: number): string {
-  return `call_${responseId.replace(/[^A-Za-z0-9_-]/g, '') || 'gemini'}_${position}`;
+  const base = responseId.replace(/[^A-Za-z0-9_-]/g, '') || randomBytes(9).toString('base64url');
+  return `call_${base}_${position}`;
 }
 
 /**
@@ -88,9 +95,10 @@ export function readGeminiResponse(body: unknown): GeminiResponseWire {
 export function fromGeminiResponse(body: unknown): CanonicalResponse {
   const response = readGeminiResponse(body);
   const id = response.responseId ?? '';
+  const callBase = id || randomBytes(9).toString('base64url');
   const candidate = response.candidates?.[0];
   let calls = 0;
-  const content = mergeText((candidate?.content?.parts ?? []).flatMap((part) => fromGeminiPart(part, () => geminiToolCallId(id, calls++))));
+  const content = mergeText((candidate?.content?.parts ?? []).flatMap((part) => fromGeminiPart(part, () => geminiToolCallId(callBase, calls++))));
   const calledTool = content.some((part) => part.type === 'tool_call');
   // A prompt blocked before any candidate: nothing was generated, for a safety reason.
   const finishReason = !candidate && response.promptFeedback?.blockReason ? 'content_filter' : mapGeminiFinishReason(candidate?.finishReason, calledTool);

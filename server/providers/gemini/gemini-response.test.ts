@@ -36,6 +36,14 @@ describe('fromGeminiResponse', () => {
     expect(response.usage).toEqual({ inputTokens: 86, outputTokens: 20, cachedInputTokens: 0 });
   });
 
+  it('function calls of answers without a responseId get ids that differ between answers', () => {
+    const body = { candidates: [{ content: { role: 'model', parts: [{ functionCall: { name: 'f', args: {} } }] }, finishReason: 'STOP' }] };
+    const first = fromGeminiResponse(body).content[0] as { id: string };
+    const second = fromGeminiResponse(body).content[0] as { id: string };
+    expect(first.id).toMatch(/^call_[A-Za-z0-9_-]+_0$/);
+    expect(first.id).not.toBe(second.id);
+  });
+
   it('a blocked prompt: no content, content_filter', () => {
     expect(fromGeminiResponse(JSON.parse(fixture('gemini-blocked.1.json')))).toMatchObject({ content: [], finishReason: 'content_filter', usage: { inputTokens: 9, outputTokens: 0 } });
   });

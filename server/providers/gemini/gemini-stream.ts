@@ -7,6 +7,7 @@
  *
  * @see https://ai.google.dev/api/generate-content#method:-models.streamgeneratecontent
  */
+import { randomBytes } from 'node:crypto';
 import type { CanonicalFinishReason, CanonicalStreamEvent } from '../canonical.js';
 import type { StreamDecoder } from '../types.js';
 import type { SseEvent } from '../../sse/sse-parser.js';
@@ -20,6 +21,8 @@ import { redactGoogleCredentials } from './gemini-errors.js';
 export class GeminiStreamDecoder implements StreamDecoder {
   private started = false;
   private responseId = '';
+  /** What tool call ids are built on: the response id, or a random one when Gemini sent none. */
+  private callBase = '';
   /** The part being streamed (text or thought text), if any. */
   private open: { kind: 'text' | 'thinking'; index: number } | undefined;
   private nextIndex = 0;
@@ -51,6 +54,7 @@ export class GeminiStreamDecoder implements StreamDecoder {
     if (!this.started) {
       this.started = true;
       this.responseId = chunk.responseId ?? '';
+      this.callBase = this.responseId || randomBytes(9).toString('base64url');
       events.push({ type: 'start', id: this.responseId, model: chunk.modelVersion ?? '' });
     }
     if (chunk.usageMetadata) this.usage = chunk.usageMetadata;
@@ -91,7 +95,7 @@ export class GeminiStreamDecoder implements StreamDecoder {
     if (part.functionCall) {
       events.push(...this.closeOpen());
       const index = this.nextIndex++;
-      const id = part.functionCall.id || geminiToolCallId(this.responseId, this.toolCalls);
+      const id = part.functionCall.id || geminiToolCallId(this.callBase, this.toolCalls);
       this.toolCalls++;
       events.push(
         { type: 'tool-call-start', index, id, name: part.functionCall.name ?? '' },
