@@ -28,6 +28,8 @@ const PRICING = { input: 1.25, output: 10, cachedInput: 0.3125 };
 const CACHED_TOKENS = 2;
 
 const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+const UNKNOWN_KEY = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+const UNKNOWN_SERVICE_ACCOUNT_JSON = JSON.stringify({ type: 'service_account', private_key: UNKNOWN_KEY, client_email: SERVICE_ACCOUNT_EMAIL });
 const SERVICE_ACCOUNT_JSON = JSON.stringify({
   type: 'service_account',
   project_id: 'test-project',
@@ -56,6 +58,13 @@ function catalogOf(gemini: GeminiUpstream, openai: UpstreamServer, leaky: Gemini
         vertex: { project: 'test-project', location: 'europe-west4', credentials: 'env:UMG_VERTEX_SA', tokenUrl: `${gemini.tokenUrl}?lifetime=60` },
       },
       { id: 'openai-backup', kind: 'openai', baseUrl: openai.url, apiKey: 'env:UMG_OPENAI_KEY' },
+      // A service account the token endpoint does not know (its assertion's signature fails).
+      {
+        id: 'vertex-unknown-key',
+        kind: 'gemini',
+        baseUrl: gemini.vertexBaseUrl,
+        vertex: { project: 'test-project', location: 'us-east1', credentials: 'env:UMG_VERTEX_UNKNOWN', tokenUrl: gemini.tokenUrl },
+      },
       // A provider that echoes the credential it was sent.
       { id: 'leaky-google', kind: 'gemini', baseUrl: leaky.geminiBaseUrl, apiKey: 'env:UMG_GEMINI_KEY', maxRetries: 0 },
       {
@@ -78,6 +87,15 @@ function catalogOf(gemini: GeminiUpstream, openai: UpstreamServer, leaky: Gemini
       },
       { id: 'gemini-vertex', ownedBy: 'google', provider: 'vertex', upstreamModel: 'gemini-2.5-pro', endpoints: [...chatEndpoints], pricing: PRICING },
       { id: 'gemini-vertex-short', ownedBy: 'google', provider: 'vertex-short', upstreamModel: 'gemini-2.5-pro', endpoints: ['/v1/chat/completions'], pricing: PRICING },
+      {
+        id: 'vertex-refused',
+        ownedBy: 'google',
+        provider: 'vertex-unknown-key',
+        upstreamModel: 'gemini-2.5-pro',
+        endpoints: ['/v1/chat/completions'],
+        pricing: PRICING,
+        deployments: [{ provider: 'openai-backup', upstreamModel: 'gpt-4o-mini', priority: 1, weight: 1 }],
+      },
       { id: 'leaky-gemini', ownedBy: 'google', provider: 'leaky-google', upstreamModel: 'gemini-2.5-flash', endpoints: ['/v1/chat/completions'], pricing: PRICING },
       { id: 'leaky-vertex', ownedBy: 'google', provider: 'leaky-vertex', upstreamModel: 'gemini-2.5-flash', endpoints: ['/v1/chat/completions'], pricing: PRICING },
       { id: 'gemini-embed', ownedBy: 'google', provider: 'google', upstreamModel: 'gemini-embedding-001', endpoints: ['/v1/embeddings'], pricing: { input: 0.15, output: 0 }, dimensions: 8, dimensionsAdjustable: true },
@@ -109,7 +127,7 @@ beforeAll(async () => {
   logLines = [];
   gateway = await startTestGateway({
     catalog: catalogOf(gemini, openaiUpstream, leaky),
-    env: { UMG_GEMINI_KEY: GEMINI_KEY, UMG_OPENAI_KEY: OPENAI_KEY, UMG_VERTEX_SA: SERVICE_ACCOUNT_JSON, PROVIDER_COOLDOWN_FAILURES: '1000' },
+    env: { UMG_GEMINI_KEY: GEMINI_KEY, UMG_OPENAI_KEY: OPENAI_KEY, UMG_VERTEX_SA: SERVICE_ACCOUNT_JSON, UMG_VERTEX_UNKNOWN: UNKNOWN_SERVICE_ACCOUNT_JSON, PROVIDER_COOLDOWN_FAILURES: '1000' },
     config: { upstream: FAST_UPSTREAM },
     logLines,
   });
@@ -433,6 +451,15 @@ describe('Vertex AI', () => {
     const logs = logLines.join('\n');
     expect(logs).not.toContain(token);
     expect(logs).not.toContain(GEMINI_KEY);
+  });
+
+  it('falls over to the next deployment when the token exchange is refused, without calling Vertex', async () => {
+    const { result, requests } = await during(gemini, () => openai.chat.completions.create({ model: 'vertex-refused', messages: [{ role: 'user', content: 'Token?' }] }));
+    expect(result.choices[0]!.message.content).toBe('Echo: Token?');
+    expect(requests.map((request) => request.path)).toContain('/token');
+    expect(requests.some((request) => request.path.includes('/locations/us-east1/'))).toBe(false);
+    expect((await usageRowOf(gateway, openaiAnswers.lastRequestId())).provider).toBe('openai-backup');
+    expect(logLines.join('\n')).not.toContain(UNKNOWN_KEY.split('\n')[1]!);
   });
 
   it('fetches a new token before the old one expires', async () => {
