@@ -1,4 +1,5 @@
 import type { AuthContext, Credentials } from './auth/authenticate.js';
+import type { RequestObservation } from './observability/observation.js';
 import type { Services } from './services.js';
 
 /**
@@ -24,6 +25,8 @@ export interface Context {
   query: string;
   /** The browser side of a `/trpc` request (the dashboard's cookies); absent for other callers. */
   web?: WebRequest;
+  /** What the request did, for metrics, the access log and spans (compat's requests only). */
+  observation?: RequestObservation;
 }
 
 /** What the dashboard's sign-in reads from and writes to the HTTP exchange. */
@@ -48,6 +51,7 @@ export interface ContextOptions {
   query?: string;
   canStream?: boolean;
   web?: WebRequest;
+  observation?: RequestObservation;
 }
 
 let internalCounter = 0;
@@ -65,5 +69,6 @@ export function createContextInner(services: Services, options: ContextOptions =
     canStream: options.canStream ?? true,
     query: options.query ?? '',
     ...(options.web ? { web: options.web } : {}),
+    observation: options.observation,
   };
 }

@@ -63,7 +63,7 @@ export async function createEmbeddings(context: OperationContext, body: Embeddin
   const inputs = listEmbeddingInputs(body.input);
   const listed = Array.isArray(body.input) && (body.input.length === 0 || typeof body.input[0] !== 'number');
   const counted = countInputTokens(inputs, listed, model.entry.maxInputTokens ?? DEFAULT_EMBEDDING_MAX_INPUT_TOKENS);
-  const meter = new Meter({ services, auth, requestId: context.requestId, receivedAt: context.receivedAt, model, endpoint: '/v1/embeddings', stream: false });
+  const meter = new Meter({ services, auth, requestId: context.requestId, receivedAt: context.receivedAt, observation: context.observation, model, endpoint: '/v1/embeddings', stream: false });
   await meter.hold({ inputTokens: counted, outputTokens: 0 });
   try {
     const { answer, provider } = await routeDeployments(context, model, 'embeddings', async ({ deployment, adapter, transport }) => ({

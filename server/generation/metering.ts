@@ -12,6 +12,7 @@ import type { Endpoint } from '../catalog/catalog.schema.js';
 import { ClientAbortedError, GatewayError, toGatewayError } from '../errors.js';
 import type { Services } from '../services.js';
 import { redactError } from './redaction.js';
+import type { RequestObservation } from '../observability/observation.js';
 
 /** What a request used, in the units its model is priced in. */
 export type MeteredUsage = BillableUsage;
@@ -25,6 +26,8 @@ export interface MeterOptions {
   model: CatalogModel;
   endpoint: Endpoint;
   stream: boolean;
+  /** The request's observation (metrics, access log, spans); absent for background jobs. */
+  observation?: RequestObservation;
 }
 
 export interface Settlement {
@@ -76,7 +79,7 @@ export class Meter {
   /** Holds the cost of the most the request can use (402 when the balance cannot cover it). */
   async hold(maximum: MeteredUsage): Promise<void> {
     const amount = this.costOf(maximum);
-    await this.options.services.observability.hold(amount, () => this.options.services.billing.hold(this.options.auth.account.id, amount));
+    await this.options.services.observability.hold(this.options.observation, amount, () => this.options.services.billing.hold(this.options.auth.account.id, amount));
     this.held = amount;
   }
 
@@ -100,7 +103,7 @@ export class Meter {
       heldAmount: this.held,
     });
     services.billing.record(entry);
-    services.observability.usage(entry, this.held > 0);
+    services.observability.usage(this.options.observation, entry, this.held > 0);
   }
 
   /**

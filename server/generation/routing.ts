@@ -12,6 +12,7 @@ import { adapterFor, type Operation, type OperationAdapters } from '../providers
 import type { UpstreamTransport } from '../providers/types.js';
 import type { Services } from '../services.js';
 import { createTransport } from '../upstream/transport.js';
+import type { RequestObservation } from '../observability/observation.js';
 import { hasLiveGrant } from '../restricted/grants.js';
 
 /** Everything an operation needs from its procedure's context. */
@@ -31,6 +32,8 @@ export interface OperationContext {
   canStream: boolean;
   /** The client's address (kept with a usage review of the restricted family). */
   clientAddress?: string;
+  /** What the request did, for metrics, the access log and spans (absent for background jobs). */
+  observation?: RequestObservation;
 }
 
 /** Resolves the model and checks what the account may do with it, before anything is held or sent. */
@@ -44,7 +47,7 @@ export function resolveModel(services: Services, auth: AuthContext, modelId: unk
     throw new GatewayError('UNSUPPORTED_ENDPOINT', `The model '${modelId}' does not support ${endpoint}.`, { param: 'model' });
   }
   // A restricted family needs a live grant, checked from the cached account (expiry at request time).
-  const family = services.restricted.familyOf(model);
+  const family = model.restrictedFamily;
   if (family !== undefined && !hasLiveGrant(auth.account, family.name, Date.now())) {
     throw new GatewayError('ACCESS_NOT_GRANTED', `The model '${modelId}' belongs to the restricted family '${family.name}', which this account has no access grant for.`, { param: 'model' });
   }
@@ -127,7 +130,7 @@ export interface DeploymentAttempt<Op extends Operation> {
 }
 
 /** What the failover loop needs of its caller: a request's context, or a background job's (videos). */
-export type RoutingContext = Pick<OperationContext, 'services' | 'requestId' | 'signal'>;
+export type RoutingContext = Pick<OperationContext, 'services' | 'requestId' | 'signal' | 'observation'>;
 
 export interface RouteOptions {
   /** Retries per deployment; the provider's own setting otherwise. */
@@ -163,10 +166,11 @@ export async function routeDeployments<Op extends Operation, Result>(
       signal: options.signal ?? context.signal,
       timeouts: services.config.upstream,
       maxRetries: options.maxRetries,
+      observation: context.observation,
     });
     try {
       const step = { deployment, adapter: adapterFor(deployment.provider.kind, operation)!, transport, last: index === deployments.length - 1 };
-      return await services.providerHealth.track(model.id, deployment, () => services.observability.attempt(operation, model.id, deployment, index, () => attempt(step)));
+      return await services.providerHealth.track(model.id, deployment, () => services.observability.attempt(context.observation, operation, model.id, deployment, index, () => attempt(step)));
     } catch (error) {
       lastError = error;
       if (error instanceof UpstreamError && canFallOver(error) && index < deployments.length - 1) {

@@ -142,6 +142,17 @@ export class ProviderHealth {
     entry.cooldowns++;
   }
 
+  /**
+   * Drops the state of deployments a catalog reload took away (the model, or
+   * the model's deployment on that provider): they are no longer reported,
+   * and a deployment added back later starts healthy.
+   */
+  forget(stillDeployed: (model: string, provider: string) => boolean): void {
+    for (const [key, entry] of this.entries) {
+      if (!stillDeployed(entry.model, entry.provider)) this.entries.delete(key);
+    }
+  }
+
   /** Every deployment that failed at least once since start, for /metrics, /readyz and the admin procedure. */
   snapshot(): DeploymentHealth[] {
     const now = this.now();

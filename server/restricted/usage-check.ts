@@ -78,7 +78,8 @@ function describeUnread(reading: UsageReading): string | undefined {
  * @throws GatewayError `USAGE_CHECK_REJECTED` when the policy rejects the request.
  */
 export async function checkRestrictedUsage(context: OperationContext, model: CatalogModel, endpoint: Endpoint, request: UsageCheckRequest): Promise<void> {
-  const family = context.services.restricted.familyOf(model);
+  // The family of the catalog version the request resolved its model in, whatever reload came since.
+  const family = model.restrictedFamily;
   if (family === undefined || family.usageRules === null) return;
   const reading = readUsageTexts(request.format, request.body, request.history);
   const decision = await checkUsageInWindows(reading, family.usageRules);
