@@ -28,6 +28,7 @@ import { GeneratedImageStore } from './images/generated-image-store.js';
 import { RestrictedFamilies } from './restricted/families.js';
 import { ProviderHealth } from './providers/provider-health.js';
 import { Observability } from './observability/observability.js';
+import { onVertexAccessToken } from './providers/gemini/vertex-auth.js';
 import { CATALOG_CHANNEL, followCatalog, followSwap } from './catalog-reload.js';
 
 export interface RunningGateway {
@@ -159,6 +160,8 @@ export async function buildServices(config: GatewayConfig, options: StartOptions
       sources: { providerHealth, pendingUsageRows: () => billing.pending, poolStats: database.poolStats },
     }),
   };
+  // Vertex AI access tokens are secrets too; each new one is masked in the logs from when it is issued.
+  stopTokenMasking.set(services, onVertexAccessToken((token) => log.addSecrets([token])));
   // Every instance checks the database's admin token, and follows it when another one rotates it.
   if (!options.asAdminTool) await followAdminToken(database, services, log);
   if (!options.asAdminTool) {
@@ -180,7 +183,11 @@ async function warnOfStartProblems(db: Services['db'], config: GatewayConfig, ca
   }
 }
 
+/** Each instance's subscription to new Vertex access tokens, ended when it closes. */
+const stopTokenMasking = new WeakMap<Services, () => void>();
+
 export async function closeServices(services: Services): Promise<void> {
+  stopTokenMasking.get(services)?.();
   // Video jobs first: they hand their leases back and settle through billing and the database.
   await services.videos.stop().catch((error: Error) => services.log.error('videos.stop_failed', { message: error.message }));
   await services.billing.stop().catch((error: Error) => services.log.error('billing.stop_failed', { message: error.message }));

@@ -91,6 +91,20 @@ export const providerEntrySchema = z.strictObject({
       sessionToken: secretReference.optional(),
     })
     .optional(),
+  /**
+   * `gemini` on Vertex AI: the project and location of the models, and the
+   * service account key (its JSON, as `env:NAME`) the OAuth token is made
+   * from. `tokenUrl` replaces Google's token endpoint (tests). Unset: the
+   * Gemini API, with `apiKey`.
+   */
+  vertex: z
+    .strictObject({
+      project: identifier,
+      location: identifier,
+      credentials: secretReference,
+      tokenUrl: z.url().optional(),
+    })
+    .optional(),
 });
 export type ProviderEntry = z.infer<typeof providerEntrySchema>;
 

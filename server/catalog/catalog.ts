@@ -166,7 +166,7 @@ export async function applyCatalog(db: Kysely<Database>, catalog: CatalogFile): 
 export function findUnsetSecrets(catalog: Pick<CatalogFile, 'providers'>, env: NodeJS.ProcessEnv): Array<{ provider: string; variable: string }> {
   const unset: Array<{ provider: string; variable: string }> = [];
   for (const provider of catalog.providers) {
-    const references = [provider.apiKey, ...Object.values(provider.headers ?? {}), provider.azure?.entraToken, ...awsReferences(provider)];
+    const references = [provider.apiKey, provider.vertex?.credentials, ...Object.values(provider.headers ?? {}), provider.azure?.entraToken, ...awsReferences(provider)];
     for (const reference of references) {
       if (reference?.startsWith('env:') && !env[reference.slice(4)]) unset.push({ provider: provider.id, variable: reference.slice(4) });
     }
@@ -215,6 +215,9 @@ function resolveProvider(entry: ProviderEntry, env: NodeJS.ProcessEnv): Resolved
           },
         }
       : {}),
+    ...(entry.vertex
+      ? { vertex: { project: entry.vertex.project, location: entry.vertex.location, credentials: resolveSecret(entry.vertex.credentials, env), tokenUrl: entry.vertex.tokenUrl } }
+      : {}),
     entry,
   };
 }
@@ -231,11 +234,26 @@ export function providerSecrets(provider: ResolvedProvider): string[] {
   if (provider.aws?.accessKeyId) secrets.add(provider.aws.accessKeyId);
   if (provider.aws?.secretAccessKey) secrets.add(provider.aws.secretAccessKey);
   if (provider.aws?.sessionToken) secrets.add(provider.aws.sessionToken);
+  for (const secret of vertexSecrets(provider.vertex?.credentials)) secrets.add(secret);
   for (const [name, value] of Object.entries(provider.entry.headers ?? {})) {
     const resolved = provider.headers?.[name.toLowerCase()];
     if (value.startsWith('env:') && resolved) secrets.add(resolved);
   }
   return [...secrets].filter((secret) => secret.length >= MIN_SECRET_LENGTH);
+}
+
+/** A Vertex service account key: the whole JSON text, and its private key and key id on their own (a provider could echo either). */
+function vertexSecrets(credentials: string | undefined): string[] {
+  if (!credentials) return [];
+  const secrets = [credentials];
+  try {
+    const key = JSON.parse(credentials) as { private_key?: unknown; private_key_id?: unknown };
+    if (typeof key.private_key === 'string') secrets.push(key.private_key, ...key.private_key.split('\n').filter((line) => line.length >= 40));
+    if (typeof key.private_key_id === 'string') secrets.push(key.private_key_id);
+  } catch {
+    // Not JSON: the whole text is the secret.
+  }
+  return secrets;
 }
 
 function secretsOf(deployments: readonly ResolvedDeployment[]): string[] {

@@ -7,6 +7,7 @@ import type { Endpoint } from '../endpoints.js';
 import { anthropicChatAdapter, anthropicCountTokensAdapter } from './anthropic/anthropic.adapter.js';
 import { azureChatAdapter, azureEmbeddingsAdapter, azureImagesAdapter, azureSpeechAdapter, azureTranscriptionAdapter } from './azure/azure.adapter.js';
 import { bedrockChatAdapter } from './bedrock/bedrock.adapter.js';
+import { geminiChatAdapter, geminiCountTokensAdapter, geminiEmbeddingsAdapter } from './gemini/gemini.adapter.js';
 import { localCountTokensAdapter } from './local-count.js';
 import { mockChatAdapter, mockCountTokensAdapter } from './mock/mock.adapters.js';
 import { mockEmbeddingsAdapter } from './mock/mock-embeddings.adapter.js';
@@ -82,6 +83,7 @@ export const PROVIDER_KINDS: Record<ProviderKind, ProviderKindDefinition> = {
     },
   },
   bedrock: { kind: 'bedrock', adapters: { chat: bedrockChatAdapter, countTokens: localCountTokensAdapter } },
+  gemini: { kind: 'gemini', adapters: { chat: geminiChatAdapter, countTokens: geminiCountTokensAdapter, embeddings: geminiEmbeddingsAdapter } },
   mock: {
     kind: 'mock',
     adapters: {

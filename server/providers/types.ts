@@ -17,7 +17,7 @@ import type { ImagesResponse, ImageStreamEvent } from './openai/openai-images.wi
 export type ChatFormat = 'chat' | 'messages' | 'responses';
 
 /** Every kind of provider the catalog can name. */
-export const PROVIDER_KIND_NAMES = ['openai', 'anthropic', 'mock', 'azure', 'bedrock'] as const;
+export const PROVIDER_KIND_NAMES = ['openai', 'anthropic', 'mock', 'azure', 'bedrock', 'gemini'] as const;
 export type ProviderKind = (typeof PROVIDER_KIND_NAMES)[number];
 
 /** A provider as configured (secrets already resolved from the environment). */
@@ -37,6 +37,8 @@ export interface ProviderConnection {
   azure?: { apiVersion?: string; entraToken?: string };
   /** AWS Signature V4 region and credentials (`bedrock`), secrets resolved; never logged. */
   aws?: AwsConnection;
+  /** A `gemini` provider on Vertex AI (unset: the Gemini API with `apiKey`). */
+  vertex?: VertexConnection;
 }
 
 /** What a request signed with AWS Signature V4 needs. A credential whose variable is unset is absent. */
@@ -45,6 +47,16 @@ export interface AwsConnection {
   accessKeyId?: string;
   secretAccessKey?: string;
   sessionToken?: string;
+}
+
+/** Where a Vertex AI provider's models live, and the service account its OAuth token is made from. */
+export interface VertexConnection {
+  project: string;
+  location: string;
+  /** The service account key file's JSON text (resolved from the environment); never logged. */
+  credentials?: string;
+  /** The OAuth token endpoint, when not Google's (tests exchange tokens with a local fake). */
+  tokenUrl?: string;
 }
 
 export interface UpstreamHttpRequest {

@@ -199,7 +199,7 @@ export interface UpstreamServerOptions {
   /**
    * A provider that leaks its credential: every {@link CREDENTIAL_PLACEHOLDER}
    * in what it sends (JSON, frames, bytes) becomes the credential the request
-   * carried (its `authorization` value, e.g. `Bearer sk-…`, else `x-api-key`).
+   * carried (its `authorization` value, e.g. `Bearer sk-…`, else `x-api-key`, else `x-goog-api-key`).
    * The default answers echo the prompt, so a prompt holding the placeholder
    * makes the answer's content hold the key.
    */
@@ -626,7 +626,7 @@ export async function startUpstreamServer(
   /** The credential the request carried in place of each placeholder, on an `echoCredential` server. */
   function leak<T extends string | Buffer>(exchange: Exchange, data: T): T {
     if (!options.echoCredential) return data;
-    const credential = exchange.record.headers.authorization ?? exchange.record.headers['x-api-key'] ?? '';
+    const credential = exchange.record.headers.authorization ?? exchange.record.headers['x-api-key'] ?? exchange.record.headers['x-goog-api-key'] ?? '';
     if (typeof data === 'string') return data.split(CREDENTIAL_PLACEHOLDER).join(credential) as T;
     const text = data.toString('latin1');
     return (text.includes(CREDENTIAL_PLACEHOLDER) ? Buffer.from(text.split(CREDENTIAL_PLACEHOLDER).join(credential), 'latin1') : data) as T;
