@@ -153,6 +153,21 @@ function integer(env: NodeJS.ProcessEnv, name: string, fallback: number): number
   return value;
 }
 
+/**
+ * The most MAX_JSON_DEPTH may be. Request JSON is walked recursively past the
+ * body check (JSON.stringify to a provider, schema walks), and V8 overflows its
+ * stack at some 3,000 levels: a third of that keeps every walk a 400, never a 500.
+ */
+export const MAX_JSON_DEPTH_LIMIT = 1000;
+
+function jsonDepth(env: NodeJS.ProcessEnv): number {
+  const value = integer(env, 'MAX_JSON_DEPTH', 100);
+  if (!Number.isInteger(value) || value < 1 || value > MAX_JSON_DEPTH_LIMIT) {
+    throw new Error(`MAX_JSON_DEPTH must be a whole number from 1 to ${MAX_JSON_DEPTH_LIMIT}, got "${env.MAX_JSON_DEPTH}"`);
+  }
+  return value;
+}
+
 function list(raw: string | undefined): string[] {
   return (raw ?? '')
     .split(',')
@@ -273,7 +288,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
       maxConnectionsPerAddress: integer(env, 'MAX_CONNECTIONS_PER_ADDRESS', 256),
       bodyBudgetBytes: integer(env, 'BODY_BUDGET_BYTES', 256 * 1024 * 1024),
       authFailuresPerMinute: integer(env, 'AUTH_FAILURES_PER_MINUTE', 60),
-      maxJsonDepth: integer(env, 'MAX_JSON_DEPTH', 100),
+      maxJsonDepth: jsonDepth(env),
     },
     logLevel,
     rateLimits: rateLimits(env.RATE_LIMITS),
