@@ -216,6 +216,8 @@ export function createApp(services: Services, state: AppState = { inFlight: 0, d
       onError: ({ error, path }) => {
         const gatewayError = asGatewayError(error);
         ctx.state.errorCode = gatewayError.code;
+        // As on /v1: how long to wait before retrying a 429 or a 503 (tRPC writes its answer after this).
+        if (gatewayError.retryAfter !== undefined && !ctx.res.headersSent) ctx.res.setHeader('retry-after', String(gatewayError.retryAfter));
         if (gatewayError.status >= 500) {
           services.log.error('trpc.failed', { requestId, path: path ?? null, code: gatewayError.code, message: gatewayError.message, cause: gatewayError.cause ?? error });
         }
