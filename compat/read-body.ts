@@ -104,6 +104,13 @@ const CLOSE_BRACKET = 0x5d;
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 
+/** Whether the quote at `index` follows an odd run of backslashes. */
+function isEscaped(bytes: Buffer, index: number): boolean {
+  let backslashes = 0;
+  while (index - backslashes - 1 >= 0 && bytes[index - backslashes - 1] === BACKSLASH) backslashes++;
+  return backslashes % 2 === 1;
+}
+
 /**
  * Whether JSON text nests deeper than `maxDepth`, told from its brackets
  * without parsing it (those inside strings do not count), for bodies another
@@ -114,14 +121,14 @@ export function jsonTextNestsDeeperThan(text: Buffer | string, maxDepth: number)
   if (text.length <= maxDepth) return false;
   const bytes = typeof text === 'string' ? Buffer.from(text, 'utf8') : text;
   let depth = 0;
-  let inString = false;
   for (let index = 0; index < bytes.length; index++) {
     const byte = bytes[index]!;
-    if (inString) {
-      if (byte === BACKSLASH) index++;
-      else if (byte === QUOTE) inString = false;
-    } else if (byte === QUOTE) {
-      inString = true;
+    if (byte === QUOTE) {
+      // Strings are most of a body: jump to the quote that ends this one (native search), past escaped ones.
+      let end = bytes.indexOf(QUOTE, index + 1);
+      while (end > 0 && isEscaped(bytes, end)) end = bytes.indexOf(QUOTE, end + 1);
+      if (end < 0) return false;
+      index = end;
     } else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) {
       if (++depth > maxDepth) return true;
     } else if (byte === CLOSE_BRACE || byte === CLOSE_BRACKET) {
