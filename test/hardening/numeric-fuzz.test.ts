@@ -14,6 +14,7 @@
 import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROUTE_DOCS } from '../../compat/route-docs.js';
+import { startUpstreamWorld, type UpstreamWorld } from '../support/e2e.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { bearer, getJson, postJson, type Answer, type Json } from '../support/http.js';
 
@@ -87,6 +88,34 @@ function problemOf(answer: Answer, anthropicFamily: boolean): string | undefined
   return undefined;
 }
 
+const ROUTE_PATHS = new Map(
+  Object.keys(BASELINES).map((route) => {
+    const schema = z.toJSONSchema(ROUTE_DOCS[route]!.input!, { unrepresentable: 'any', io: 'input' }) as JsonSchema;
+    return [route, numericPaths(schema, schema)] as const;
+  }),
+);
+
+/** Sends `base` with each value at each numeric field of the route, then each foreign value at the other formats' fields; returns what went wrong. */
+async function fuzzRoute(baseUrl: string, key: string, route: string, base: Json, values: unknown[], foreignValues: unknown[]): Promise<string[]> {
+  const path = route.slice('POST '.length);
+  const anthropicFamily = path.startsWith('/v1/messages');
+  const own = ROUTE_PATHS.get(route)!;
+  const ownNames = new Set(own.map((fieldPath) => fieldPath.join('.')));
+  const foreign = [...ROUTE_PATHS.values()]
+    .flat()
+    .filter((fieldPath) => fieldPath.length === 1)
+    .concat(UNMODELLED_NUMERIC_PATHS)
+    .filter((fieldPath, index, all) => !ownNames.has(fieldPath.join('.')) && all.findIndex((other) => other.join('.') === fieldPath.join('.')) === index);
+  const cases = [...own.flatMap((fieldPath) => values.map((value) => [fieldPath, value] as const)), ...foreign.flatMap((fieldPath) => foreignValues.map((value) => [fieldPath, value] as const))];
+  const problems: string[] = [];
+  for (const [fieldPath, value] of cases) {
+    const answer = await postJson(`${baseUrl}${path}`, withValue(base, fieldPath, value), bearer(key));
+    const problem = problemOf(answer, anthropicFamily);
+    if (problem) problems.push(`${route} ${String(base.model)} ${fieldPath.join('.')} = ${describeValue(value)}: ${problem}`);
+  }
+  return problems;
+}
+
 describe('numeric fields of every /v1 JSON route: 2xx or a 4xx in the route shape, never a 5xx', () => {
   let gateway: TestGateway;
   let key: string;
@@ -101,12 +130,7 @@ describe('numeric fields of every /v1 JSON route: 2xx or a 4xx in the route shap
   afterAll(() => gateway?.close());
 
   const routes = Object.keys(BASELINES);
-  const ownPaths = new Map(
-    routes.map((route) => {
-      const schema = z.toJSONSchema(ROUTE_DOCS[route]!.input!, { unrepresentable: 'any', io: 'input' }) as JsonSchema;
-      return [route, numericPaths(schema, schema)] as const;
-    }),
-  );
+  const ownPaths = ROUTE_PATHS;
 
   it('lists the numeric fields of the routes from their schemas', () => {
     // The list the fuzz runs on is not empty by accident (a schema change that hid every number would pass the fuzz).
@@ -125,23 +149,7 @@ describe('numeric fields of every /v1 JSON route: 2xx or a 4xx in the route shap
 
   for (const route of routes) {
     it(`${route}: its own numeric fields and the other formats'`, async () => {
-      const path = route.slice('POST '.length);
-      const anthropicFamily = path.startsWith('/v1/messages');
-      const own = ownPaths.get(route)!;
-      const ownNames = new Set(own.map((fieldPath) => fieldPath.join('.')));
-      const foreign = [...new Set([...ownPaths.values()].flat().filter((fieldPath) => fieldPath.length === 1).map((fieldPath) => fieldPath[0]!))]
-        .map((name) => [name])
-        .concat(UNMODELLED_NUMERIC_PATHS)
-        .filter((fieldPath, index, all) => !ownNames.has(fieldPath.join('.')) && all.findIndex((other) => other.join('.') === fieldPath.join('.')) === index);
-      const cases = [...own.flatMap((fieldPath) => VALUES.map((value) => [fieldPath, value] as const)), ...foreign.flatMap((fieldPath) => FOREIGN_VALUES.map((value) => [fieldPath, value] as const))];
-      const problems: string[] = [];
-      for (const [fieldPath, value] of cases) {
-        const body = withValue(BASELINES[route], fieldPath, value);
-        const answer = await postJson(`${gateway.url}${path}`, body, bearer(key));
-        const problem = problemOf(answer, anthropicFamily);
-        if (problem) problems.push(`${fieldPath.join('.')} = ${describeValue(value)}: ${problem}`);
-      }
-      expect(problems).toEqual([]);
+      expect(await fuzzRoute(gateway.url, key, route, BASELINES[route]!, VALUES, FOREIGN_VALUES)).toEqual([]);
     });
   }
 
@@ -168,4 +176,38 @@ describe('numeric fields of every /v1 JSON route: 2xx or a 4xx in the route shap
     expect(answer.status, answer.text).toBe(200);
     expect(answer.body.type).toBe('message');
   });
+});
+
+describe('the generation routes in front of real provider adapters (native and bridged): never a 5xx', () => {
+  let world: UpstreamWorld;
+  let key: string;
+
+  beforeAll(async () => {
+    world = await startUpstreamWorld({
+      env: { FUZZ_OPENAI_KEY: 'sk-fuzz-openai-0123456789', FUZZ_ANTHROPIC_KEY: 'sk-ant-fuzz-0123456789', RATE_LIMITS: 'pro=1000000' },
+      catalog: (urls) => ({
+        providers: [
+          { id: 'openai-up', kind: 'openai', baseUrl: urls.openai, apiKey: 'env:FUZZ_OPENAI_KEY' },
+          { id: 'anthropic-up', kind: 'anthropic', baseUrl: urls.anthropic, apiKey: 'env:FUZZ_ANTHROPIC_KEY' },
+        ],
+        models: [
+          { id: 'gpt-fuzz', ownedBy: 'test', provider: 'openai-up', upstreamModel: 'gpt-4o-mini', endpoints: ['/v1/chat/completions', '/v1/messages', '/v1/responses'], pricing: { input: 1, output: 1 } },
+          { id: 'claude-fuzz', ownedBy: 'test', provider: 'anthropic-up', upstreamModel: 'claude-sonnet-4-5', endpoints: ['/v1/chat/completions', '/v1/messages', '/v1/responses'], pricing: { input: 1, output: 1 } },
+        ],
+      }),
+    });
+    ({ key } = await world.gateway.createAccountWithKey({ credits: 1_000_000 }));
+  });
+  afterAll(() => world?.close());
+
+  for (const model of ['gpt-fuzz', 'claude-fuzz']) {
+    for (const route of ['POST /v1/chat/completions', 'POST /v1/messages', 'POST /v1/responses']) {
+      it(`${route} on ${model}`, async () => {
+        const base = { ...BASELINES[route]!, model };
+        const baseline = await postJson(`${world.gateway.url}${route.slice('POST '.length)}`, base, bearer(key));
+        expect(baseline.status, baseline.text.slice(0, 300)).toBe(200);
+        expect(await fuzzRoute(world.gateway.url, key, route, base, [3.5, -1, 1e308, 2 ** 53 + 1, 'seven', null], [3.5, 1e308])).toEqual([]);
+      });
+    }
+  }
 });
