@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import Koa from 'koa';
 import Router from '@koa/router';
 import { nodeHTTPRequestHandler } from '@trpc/server/adapters/node-http';
+import { getHTTPStatusCodeFromError } from '@trpc/server/http';
 import { appRouter, createCaller } from '../routers/_app.js';
 import { readCredentials } from '../server/auth/authenticate.js';
 import { IpAllowlist, resolveClientAddress } from '../server/auth/ip-allowlist.js';
@@ -214,12 +215,14 @@ export function createApp(services: Services, state: AppState = { inFlight: 0, d
       // A batch is as many calls as a client may make in one request, no more.
       maxBatchSize: TRPC_MAX_BATCH,
       onError: ({ error, path }) => {
-        const gatewayError = asGatewayError(error);
-        ctx.state.errorCode = gatewayError.code;
+        // tRPC's own refusals (a parse error, a wrong method) have no gateway error and keep their status.
+        const gatewayError = error.cause instanceof GatewayError ? error.cause : undefined;
+        const status = gatewayError?.status ?? getHTTPStatusCodeFromError(error);
+        ctx.state.errorCode = gatewayError?.code ?? error.code;
         // As on /v1: how long to wait before retrying a 429 or a 503 (tRPC writes its answer after this).
-        if (gatewayError.retryAfter !== undefined && !ctx.res.headersSent) ctx.res.setHeader('retry-after', String(gatewayError.retryAfter));
-        if (gatewayError.status >= 500) {
-          services.log.error('trpc.failed', { requestId, path: path ?? null, code: gatewayError.code, message: gatewayError.message, cause: gatewayError.cause ?? error });
+        if (gatewayError?.retryAfter !== undefined && !ctx.res.headersSent) ctx.res.setHeader('retry-after', String(gatewayError.retryAfter));
+        if (status >= 500) {
+          services.log.error('trpc.failed', { requestId, path: path ?? null, code: gatewayError?.code ?? error.code, message: error.message, cause: gatewayError?.cause ?? error.cause ?? error });
         }
       },
     });

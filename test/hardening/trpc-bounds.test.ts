@@ -314,8 +314,12 @@ describe('/trpc errors: the tRPC code of their status, and 5xx logged with their
     expect((answer.body.error as { code: string }).code).toBe('INVALID_REQUEST');
   });
 
-  it('logs a 5xx over /trpc with its cause, and answers no detail of it', async () => {
+  it('logs a 5xx over /trpc with its cause, and answers no detail of it; a 4xx of tRPC itself is no failure', async () => {
     const { key } = await gateway.createAccountWithKey();
+    const broken = await fetch(`${gateway.url}${LOGIN}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-csrf-token': 'login' }, body: '{"email":' });
+    expectTrpcCode({ status: broken.status, body: await broken.text() }, 400, 'BAD_REQUEST', 'INVALID_REQUEST');
+    // A query of a mutation is refused by tRPC itself, before any procedure: 405, not a failure of the gateway.
+    expectTrpcCode(await getJson(`${gateway.url}${LOGIN}`), 405, 'METHOD_NOT_SUPPORTED', null);
     upstream.script({ kind: 'status', status: 500, message: 'the provider broke inside' });
     const answer = await trpcMutation(gateway.url, 'chat.completions', { model: 'failing-chat', messages: [{ role: 'user', content: 'hi' }] }, key);
     expectTrpcCode(answer, 502, 'BAD_GATEWAY', 'UPSTREAM_ERROR');
@@ -326,6 +330,7 @@ describe('/trpc errors: the tRPC code of their status, and 5xx logged with their
     expect(logged.code).toBe('UPSTREAM_ERROR');
     expect(logged.cause.type).toBe('UpstreamError');
     expect(logged.cause.message).toBeTruthy();
+    expect(logLines.filter((line) => line.includes('"event":"trpc.failed"'))).toHaveLength(1);
   });
 });
 
