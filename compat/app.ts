@@ -3,18 +3,19 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import Koa from 'koa';
 import Router from '@koa/router';
 import { nodeHTTPRequestHandler } from '@trpc/server/adapters/node-http';
+import { getHTTPStatusCodeFromError } from '@trpc/server/http';
 import { appRouter, createCaller } from '../routers/_app.js';
 import { readCredentials } from '../server/auth/authenticate.js';
 import { IpAllowlist, resolveClientAddress } from '../server/auth/ip-allowlist.js';
 import { createContextInner, type Context } from '../server/context.js';
 import { GatewayError } from '../server/errors.js';
 import type { Services } from '../server/services.js';
-import { asGatewayError } from '../server/trpc.js';
+import { asGatewayError, toTRPCError } from '../server/trpc.js';
 import { isDatabaseReady } from '../db/client.js';
 import { authorizeRequest } from '../server/auth/authorize.js';
 import { renderError, type ErrorFamily } from './error-body.js';
 import { buildOpenApiDocument } from './openapi.js';
-import { readJsonBody, type BodyLimits } from './read-body.js';
+import { jsonTextNestsDeeperThan, readJsonBody, readRawBody, type BodyLimits } from './read-body.js';
 import { BodyBudget } from './body-budget.js';
 import { ROUTES } from './routes.js';
 import { writeAnswer } from './write-answer.js';
@@ -50,10 +51,12 @@ export interface AppState {
   /** Requests being answered; graceful shutdown waits for them. */
   inFlight: number;
   draining: boolean;
+  /** Bytes of request bodies in memory, /v1 and /trpc alike (BODY_BUDGET_BYTES). */
+  bodyBudget: BodyBudget;
 }
 
 /** Builds the Koa application: the compat surface, /trpc, /openapi.json and the probes. */
-export function createApp(services: Services, state: AppState = { inFlight: 0, draining: false }): Koa {
+export function createApp(services: Services, state: AppState = { inFlight: 0, draining: false, bodyBudget: new BodyBudget(services.config.limits.bodyBudgetBytes) }): Koa {
   const app = new Koa({ proxy: false });
   const trusted = services.config.trustedProxies.length ? new IpAllowlist(services.config.trustedProxies) : null;
   const openApiJson = JSON.stringify(buildOpenApiDocument());
@@ -62,7 +65,7 @@ export function createApp(services: Services, state: AppState = { inFlight: 0, d
     maxBytes: services.config.bodyLimitBytes,
     idleTimeoutMs: limits.bodyIdleTimeoutMs,
     maxDepth: limits.maxJsonDepth,
-    budget: new BodyBudget(limits.bodyBudgetBytes),
+    budget: state.bodyBudget,
   };
   const multipartLimits: MultipartLimits = { maxBytes: services.config.uploadLimitBytes, idleTimeoutMs: limits.bodyIdleTimeoutMs };
 
@@ -159,24 +162,78 @@ export function createApp(services: Services, state: AppState = { inFlight: 0, d
   router.get('/docs', (ctx) => serveApiDocs(ctx));
   router.get('/docs/{*rest}', (ctx) => serveApiDocs(ctx));
 
-  // Typed tRPC clients (the admin CLI): every procedure, admin ones behind the admin token.
+  /**
+   * A /trpc request's body, under /v1's bounds before tRPC or any procedure
+   * sees it (the sign-in included): only JSON, read into the instance budget
+   * until the answer ends, its size and pauses bounded, its nesting too. A
+   * batch wraps each input in one more object, so it may nest one level more.
+   */
+  async function readTrpcBody(ctx: Koa.Context): Promise<void> {
+    const req = ctx.req as IncomingMessage & { body?: string };
+    const maxDepth = bodyLimits.maxDepth + (ctx.query.batch === '1' ? 1 : 0);
+    const tooDeep = () => new GatewayError('INVALID_REQUEST', `The input nests deeper than ${bodyLimits.maxDepth} levels.`);
+    if (req.method === 'GET' || req.method === 'HEAD') {
+      const input = new URLSearchParams(ctx.querystring).get('input');
+      if (input && jsonTextNestsDeeperThan(input, maxDepth)) throw tooDeep();
+      return;
+    }
+    // tRPC would read multipart and binary bodies itself, outside the budget; no procedure takes them.
+    if (!isJsonRequest(req)) {
+      req.resume();
+      throw new GatewayError('UNSUPPORTED_MEDIA_TYPE', `Expected an application/json body, got "${req.headers['content-type'] ?? ''}".`);
+    }
+    const { raw, release } = await readRawBody(req, bodyLimits);
+    ctx.res.once('close', release);
+    if (jsonTextNestsDeeperThan(raw, maxDepth)) throw tooDeep();
+    req.body = raw.toString('utf8');
+  }
+
+  // Typed tRPC clients (the admin CLI, the dashboard): every procedure, admin ones behind the admin token.
   router.all('/trpc/{*path}', async (ctx) => {
     ctx.respond = false;
     // Koa starts every answer at 404; tRPC only sets its own status over a 200.
     ctx.res.statusCode = 200;
+    const requestId = ctx.state.requestId as string;
     const controller = new AbortController();
+    const closed = new Promise<void>((resolve) => ctx.res.once('close', resolve));
     ctx.res.once('close', () => controller.abort());
-    await nodeHTTPRequestHandler({
+    const handled = nodeHTTPRequestHandler({
       router: appRouter,
       req: ctx.req as IncomingMessage,
       res: ctx.res as ServerResponse,
       path: ctx.path.slice('/trpc/'.length),
+      // The body is read here, before tRPC parses it; an error answers every call of the request.
+      middleware: (req, _res, next) => {
+        readTrpcBody(ctx).then(
+          () => next(),
+          (error: unknown) => {
+            const gatewayError = asGatewayError(error);
+            // tRPC must not read what is left of a refused body: it gets none.
+            (req as IncomingMessage & { body?: string }).body = '';
+            // A client that stalled is not kept on a connection it does not use.
+            if (gatewayError.code === 'REQUEST_TIMEOUT' && !ctx.res.headersSent) ctx.res.setHeader('connection', 'close');
+            next(toTRPCError(gatewayError));
+          },
+        );
+      },
       // Plain HTTP cannot carry a stream: generation procedures answer JSON only here.
-      createContext: () => ({ ...buildContext(ctx, ctx.state.requestId as string, controller.signal, { canStream: false }), web: webOf(ctx) }),
-      maxBodySize: services.config.bodyLimitBytes,
+      createContext: () => ({ ...buildContext(ctx, requestId, controller.signal, { canStream: false }), web: webOf(ctx) }),
       // A batch is as many calls as a client may make in one request, no more.
       maxBatchSize: TRPC_MAX_BATCH,
+      onError: ({ error, path }) => {
+        // tRPC's own refusals (a parse error, a wrong method) have no gateway error and keep their status.
+        const gatewayError = error.cause instanceof GatewayError ? error.cause : undefined;
+        const status = gatewayError?.status ?? getHTTPStatusCodeFromError(error);
+        ctx.state.errorCode = gatewayError?.code ?? error.code;
+        // As on /v1: how long to wait before retrying a 429 or a 503 (tRPC writes its answer after this).
+        if (gatewayError?.retryAfter !== undefined && !ctx.res.headersSent) ctx.res.setHeader('retry-after', String(gatewayError.retryAfter));
+        if (status >= 500) {
+          services.log.error('trpc.failed', { requestId, path: path ?? null, code: gatewayError?.code ?? error.code, message: error.message, cause: gatewayError?.cause ?? error.cause ?? error });
+        }
+      },
     });
+    // tRPC resolves once the answer is written; a client gone before that ends the request too.
+    await Promise.race([handled, closed]);
   });
 
   // The dashboard (dashboard/ built to dashboard/dist), and its video previews authorised by the session cookie.

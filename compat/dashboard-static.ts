@@ -3,6 +3,7 @@ import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type Koa from 'koa';
 import { DASHBOARD_DIST } from '../server/dashboard/bundle.js';
+import { GatewayError } from '../server/errors.js';
 
 /**
  * Serves the built dashboard (dashboard/dist) under /dashboard: hashed
@@ -32,9 +33,18 @@ export const SECURITY_HEADERS = {
   'x-frame-options': 'DENY',
 };
 
+/** A path's percent-encoding undone; 400 for one that is broken (`/dashboard/%`). */
+function decodedPath(encoded: string): string {
+  try {
+    return decodeURIComponent(encoded);
+  } catch {
+    throw new GatewayError('INVALID_REQUEST', 'The path is not valid percent-encoding.');
+  }
+}
+
 export async function serveDashboard(ctx: Koa.Context, distDir = DASHBOARD_DIST): Promise<void> {
   ctx.set(SECURITY_HEADERS);
-  const relative = decodeURIComponent(ctx.path.slice('/dashboard'.length)).replace(/^\/+/, '');
+  const relative = decodedPath(ctx.path.slice('/dashboard'.length)).replace(/^\/+/, '');
   const file = path.resolve(distDir, relative);
   const inside = file.startsWith(distDir + path.sep);
   if (relative.startsWith('assets/')) {

@@ -97,6 +97,47 @@ export function nestsDeeperThan(value: unknown, maxDepth: number): boolean {
   return false;
 }
 
+const OPEN_BRACE = 0x7b;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACE = 0x7d;
+const CLOSE_BRACKET = 0x5d;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/** Whether the quote at `index` follows an odd run of backslashes. */
+function isEscaped(bytes: Buffer, index: number): boolean {
+  let backslashes = 0;
+  while (index - backslashes - 1 >= 0 && bytes[index - backslashes - 1] === BACKSLASH) backslashes++;
+  return backslashes % 2 === 1;
+}
+
+/**
+ * Whether JSON text nests deeper than `maxDepth`, told from its brackets
+ * without parsing it (those inside strings do not count), for bodies another
+ * parser reads after us (tRPC's). Text that is not JSON is left to that parser.
+ */
+export function jsonTextNestsDeeperThan(text: Buffer | string, maxDepth: number): boolean {
+  // Fewer characters than levels cannot nest past them.
+  if (text.length <= maxDepth) return false;
+  const bytes = typeof text === 'string' ? Buffer.from(text, 'utf8') : text;
+  let depth = 0;
+  for (let index = 0; index < bytes.length; index++) {
+    const byte = bytes[index]!;
+    if (byte === QUOTE) {
+      // Strings are most of a body: jump to the quote that ends this one (native search), past escaped ones.
+      let end = bytes.indexOf(QUOTE, index + 1);
+      while (end > 0 && isEscaped(bytes, end)) end = bytes.indexOf(QUOTE, end + 1);
+      if (end < 0) return false;
+      index = end;
+    } else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) {
+      if (++depth > maxDepth) return true;
+    } else if (byte === CLOSE_BRACE || byte === CLOSE_BRACKET) {
+      depth--;
+    }
+  }
+  return false;
+}
+
 /** A JSON object body: 415 for another content type, 400 for broken, non-object or too deeply nested JSON. */
 export async function readJsonBody(req: IncomingMessage, limits: BodyLimits): Promise<{ value: Record<string, unknown>; release(): void }> {
   if (!isJsonContentType(req.headers['content-type'])) {

@@ -57,6 +57,13 @@ function integer(fallback: number, minimum: number, maximum: number) {
   });
 }
 
+/**
+ * The most MAX_JSON_DEPTH may be. Request JSON is walked recursively past the body check
+ * (JSON.stringify to a provider, schema walks), and V8 overflows its stack at some 3,000
+ * levels: a third of that keeps every walk a 400, never a 500.
+ */
+export const MAX_JSON_DEPTH_LIMIT = 1000;
+
 function optionalPort() {
   return parsed<number | undefined>(undefined, 'a port number (0 to 65535; 0: any free port)', (raw) => {
     const value = Number(raw);
@@ -184,7 +191,7 @@ export const ENVIRONMENT_VARIABLES = {
   BODY_LIMIT_BYTES: { schema: number(20 * MiB), shown: '`20971520`', meaning: 'largest JSON request body (413 past it)', group: 'gateway' },
   BODY_BUDGET_BYTES: { schema: number(256 * MiB), shown: '256 MiB', meaning: 'JSON bodies held in memory at once across requests (503 past it); see "Running it in production"', group: 'gateway' },
   BODY_IDLE_TIMEOUT_MS: { schema: number(15_000), shown: '`15000`', meaning: 'longest pause between two pieces of a body (408 past it)', group: 'gateway' },
-  MAX_JSON_DEPTH: { schema: number(100), shown: '`100`', meaning: 'deepest nesting of a JSON body (400 past it)', group: 'gateway' },
+  MAX_JSON_DEPTH: { schema: integer(100, 1, MAX_JSON_DEPTH_LIMIT), shown: '`100`', meaning: `deepest nesting of a JSON body (400 past it); at most ${MAX_JSON_DEPTH_LIMIT}`, group: 'gateway' },
   HEADERS_TIMEOUT_MS: { schema: number(20_000), shown: '`20000`', meaning: "time to receive a request's headers", group: 'gateway' },
   REQUEST_TIMEOUT_MS: { schema: number(300_000), shown: '`300000`', meaning: 'time to receive a whole request, body included', group: 'gateway' },
   KEEP_ALIVE_TIMEOUT_MS: { schema: number(65_000), shown: '`65000`', meaning: 'keep-alive connections idle longer than this are closed', group: 'gateway' },

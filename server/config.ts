@@ -2,6 +2,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseEnvironment } from './config.schema.js';
 
+export { MAX_JSON_DEPTH_LIMIT } from './config.schema.js';
+
 /** Process configuration, read once from the environment at start. */
 export interface GatewayConfig {
   port: number;

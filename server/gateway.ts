@@ -4,6 +4,7 @@ import type { Server } from 'node:http';
 import { createServer } from 'node:http';
 import { migrateToLatest, notify, openDatabase, type DatabaseHandle } from '../db/client.js';
 import { createApp, type AppState } from '../compat/app.js';
+import { BodyBudget } from '../compat/body-budget.js';
 import { AuthCache, CACHE_CHANNEL, type CacheInvalidation } from './auth/auth-cache.js';
 import { KeyUsageTracker } from './auth/key-usage.js';
 import { AuthFailureLimiter } from './auth/auth-failures.js';
@@ -41,6 +42,8 @@ export interface RunningGateway {
   demoSignIn?: DemoAccount['signIn'];
   /** Requests being answered (graceful shutdown waits for them). */
   requestsInFlight(): number;
+  /** Bytes of request bodies held in memory now (of BODY_BUDGET_BYTES). */
+  bodyBytesHeld(): number;
   /** Stops accepting, finishes in-flight work up to the grace period, flushes, closes the database, removes its scratch folders. */
   stop(): Promise<void>;
 }
@@ -229,7 +232,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
   const services = await buildServices(config, options);
   const demo = await ensureDemoAccountWithSignIn(services.db, config);
   const demoKey = demo?.key;
-  const state: AppState = { inFlight: 0, draining: false };
+  const state: AppState = { inFlight: 0, draining: false, bodyBudget: new BodyBudget(config.limits.bodyBudgetBytes) };
   const app = createApp(services, state);
   const { limits } = config;
   const server = createServer({ headersTimeout: limits.headersTimeoutMs, requestTimeout: limits.requestTimeoutMs, keepAliveTimeout: limits.keepAliveTimeoutMs }, app.callback());
@@ -259,5 +262,5 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
       await closeServices(services);
       services.log.info('gateway.stopped', { instance: services.instanceId });
     })());
-  return { services, server, url, demoKey, demoSignIn: demo?.signIn, requestsInFlight: () => state.inFlight, stop };
+  return { services, server, url, demoKey, demoSignIn: demo?.signIn, requestsInFlight: () => state.inFlight, bodyBytesHeld: () => state.bodyBudget.usedBytes, stop };
 }

@@ -1,4 +1,5 @@
 import { initTRPC, TRPCError } from '@trpc/server';
+import { TRPC_ERROR_CODES_BY_KEY, type TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
 import type { Context } from './context.js';
 import { ERROR_TABLE, GatewayError, toGatewayError, trpcCodeForStatus } from './errors.js';
 import { issuePath } from './validation.js';
@@ -11,10 +12,15 @@ const t = initTRPC
     isDev: false,
     errorFormatter({ shape, error }) {
       const gatewayError = error.cause instanceof GatewayError ? error.cause : undefined;
+      // The code follows the gateway's status wherever the error was thrown (a middleware, the context, before the body was read).
+      const code = gatewayError ? trpcCodeOf(gatewayError) : shape.data.code;
       return {
         ...shape,
+        code: TRPC_ERROR_CODES_BY_KEY[code],
+        // An error that is not the gateway's says nothing about itself (it is logged with its cause instead).
+        message: gatewayError?.message ?? (code === 'INTERNAL_SERVER_ERROR' ? 'The gateway failed to process the request.' : shape.message),
         data: {
-          code: shape.data.code,
+          code,
           httpStatus: gatewayError?.status ?? shape.data.httpStatus,
           path: shape.data.path,
           gatewayCode: gatewayError?.code ?? null,
@@ -28,12 +34,21 @@ export const middleware = t.middleware;
 export const createCallerFactory = t.createCallerFactory;
 export const baseProcedure = t.procedure;
 
-/** Converts domain errors to TRPCError once, keeping the GatewayError as `cause` for compat to render. */
-export function toTRPCError(error: unknown): TRPCError {
-  if (error instanceof TRPCError && error.cause instanceof GatewayError) return error;
-  const gatewayError = asGatewayError(error);
+/** The tRPC code of a gateway error: its code's own, or the one of the status it carries (a relayed provider 4xx). */
+export function trpcCodeOf(gatewayError: GatewayError): TRPC_ERROR_CODE_KEY {
   const own = ERROR_TABLE[gatewayError.code];
-  const code = own.status === gatewayError.status ? own.trpc : trpcCodeForStatus(gatewayError.status);
+  return own.status === gatewayError.status ? own.trpc : trpcCodeForStatus(gatewayError.status);
+}
+
+/**
+ * Converts domain errors to TRPCError once, keeping the GatewayError as `cause` for compat to render.
+ * tRPC wraps what a later middleware throws as INTERNAL_SERVER_ERROR with the GatewayError as its
+ * cause: such a wrapper is replaced by one with the gateway error's own code.
+ */
+export function toTRPCError(error: unknown): TRPCError {
+  const gatewayError = asGatewayError(error);
+  const code = trpcCodeOf(gatewayError);
+  if (error instanceof TRPCError && error.cause === gatewayError && error.code === code) return error;
   return new TRPCError({ code, message: gatewayError.message, cause: gatewayError });
 }
 

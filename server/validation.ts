@@ -36,3 +36,8 @@ export const MAX_OUTPUT_TOKENS = 10_000_000;
 
 /** Most choices (`n`) a chat completion may ask for (OpenAI's own bound). */
 export const MAX_CHOICES = 128;
+
+/** A value chat would take as `n`: a whole number of choices, 1 to {@link MAX_CHOICES}. */
+export function isChoiceCount(value: unknown): value is number {
+  return Number.isInteger(value) && (value as number) >= 1 && (value as number) <= MAX_CHOICES;
+}

@@ -35,6 +35,9 @@ export const billingRouter = router({
         minPercentage: z.number().int().min(1).max(100).optional(),
         maxPercentage: z.number().int().min(1).max(100).optional(),
         perAccount: z.number().int().min(0).max(1000).optional(),
+      }).refine((pool) => pool.minPercentage === undefined || pool.maxPercentage === undefined || pool.minPercentage <= pool.maxPercentage, {
+        message: 'must not be above maxPercentage',
+        path: ['minPercentage'],
       }),
     )
     .output(poolSchema)

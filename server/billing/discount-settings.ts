@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { notify } from '../../db/client.js';
 import { insertSettingIfAbsent, readSetting, readSettingForUpdate, writeSetting } from '../../db/queries/settings.queries.js';
+import { GatewayError } from '../errors.js';
 import { assertDiscountPool, DEFAULT_DISCOUNT_POOL, discountPercentageFor, toDiscountResult, type DiscountPool, type DiscountResult } from './discounts.js';
 
 /** What billing asks of the discount rotation. */
@@ -45,7 +46,12 @@ export class DiscountSettings implements DiscountSource {
     const next = await this.db.transaction().execute(async (trx) => {
       const stored = (await readSettingForUpdate(trx, POOL_SETTING)) as DiscountPool | undefined;
       const merged: DiscountPool = { ...(stored ?? this.pool), ...given };
-      assertDiscountPool(merged);
+      // A change that fits its own bounds may still not fit the stored pool (a minimum above the stored maximum): the caller's mistake.
+      try {
+        assertDiscountPool(merged);
+      } catch (error) {
+        throw new GatewayError('INVALID_REQUEST', `Invalid discount pool: ${(error as Error).message}.`, { cause: error });
+      }
       await writeSetting(trx, POOL_SETTING, merged);
       return merged;
     });

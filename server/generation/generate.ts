@@ -19,6 +19,7 @@ import { bridgedSource, nativeSource, relay } from './relay.js';
 import { assertCanStream, fidelityHeaders, isStrict, mergeReports, resolveModel, routeDeployments, type OperationContext } from './routing.js';
 import { guardStream } from './stream-guard.js';
 import { checkRestrictedUsage } from '../restricted/usage-check.js';
+import { isChoiceCount } from '../validation.js';
 
 /** Output tokens reserved for a request that sets no cap (the hold is released down to the real cost). */
 export const DEFAULT_HOLD_OUTPUT_TOKENS = 4096;
@@ -51,6 +52,17 @@ interface Generation<Body extends Record<string, unknown>, Json, Event> {
   abandoned: AbortController;
 }
 
+/**
+ * How many choices a request asks for: chat's `n` (checked by its schema), or
+ * a field of that name a format does not define (messages, responses), which
+ * counts only as chat would read it: whole, from 1 to 128. Anything else is 1,
+ * and is not carried to a chat provider either (to-openai-request.ts).
+ */
+function choiceCountOf(request: CanonicalRequest): number {
+  const n = request.extra?.n;
+  return isChoiceCount(n) ? n : 1;
+}
+
 /** Runs one generation; answers JSON or a stream by the body's `stream` flag. */
 export async function runGeneration<Body extends Record<string, unknown>, Json, Event>(
   context: OperationContext,
@@ -68,7 +80,7 @@ export async function runGeneration<Body extends Record<string, unknown>, Json, 
   const identity: AnswerIdentity = { id: nextId(codec.idPrefix), model: model.id, created: Math.floor(Date.now() / 1000), inputTokens: estimatedInput };
   const meter = new Meter({ services: context.services, auth: context.auth, requestId: context.requestId, receivedAt: context.receivedAt, observation: context.observation, model, endpoint, stream });
   // Every choice (`n`) may write up to the cap.
-  const choices = typeof canonical.extra?.n === 'number' ? canonical.extra.n : 1;
+  const choices = choiceCountOf(canonical);
   await meter.hold({ inputTokens: estimatedInput, outputTokens: (canonical.maxOutputTokens ?? DEFAULT_HOLD_OUTPUT_TOKENS) * choices });
   const abandoned = new AbortController();
   const generation: Generation<Body, Json, Event> = {

@@ -19,6 +19,7 @@ import {
   type CanonicalUserPart,
 } from '../canonical.js';
 import { isRecord } from './json-values.js';
+import { isChoiceCount } from '../../validation.js';
 
 export interface ToOpenAIChatRequestOptions {
   /**
@@ -43,7 +44,7 @@ const CARRIED_EXTRA_FIELDS = new Map<string, (value: unknown) => boolean>([
   ['logit_bias', isRecord],
   ['logprobs', (value) => typeof value === 'boolean'],
   ['top_logprobs', (value) => typeof value === 'number'],
-  ['n', (value) => typeof value === 'number'],
+  ['n', isChoiceCount],
   ['service_tier', (value) => typeof value === 'string' && OPENAI_SERVICE_TIERS.has(value)],
   ['metadata', isRecord],
   ['store', (value) => typeof value === 'boolean'],
