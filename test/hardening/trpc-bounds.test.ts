@@ -337,7 +337,7 @@ describe('/trpc errors: the tRPC code of their status, and 5xx logged with their
 describe('MAX_JSON_DEPTH', () => {
   it('may not be set past the depth every walk of request JSON can take', () => {
     expect(readConfig({ MAX_JSON_DEPTH: '1000' }).limits.maxJsonDepth).toBe(1000);
-    expect(() => readConfig({ MAX_JSON_DEPTH: '1001' })).toThrow(/MAX_JSON_DEPTH must be a whole number from 1 to 1000/);
+    expect(() => readConfig({ MAX_JSON_DEPTH: '1001' })).toThrow(/MAX_JSON_DEPTH: must be a whole number from 1 to 1000/);
     expect(() => readConfig({ MAX_JSON_DEPTH: '0' })).toThrow(/MAX_JSON_DEPTH/);
   });
 });
