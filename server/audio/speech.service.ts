@@ -25,7 +25,7 @@ export async function createSpeech(context: OperationContext, body: SpeechReques
   }
   const model = resolveModel(services, auth, body.model, '/v1/audio/speech');
   const usage = { inputTokens: 0, outputTokens: 0, characters: countCharacters(body.input) };
-  const meter = new Meter({ services, auth, requestId: context.requestId, receivedAt: context.receivedAt, model, endpoint: '/v1/audio/speech', stream: false });
+  const meter = new Meter({ deps: services, auth, requestId: context.requestId, receivedAt: context.receivedAt, model, endpoint: '/v1/audio/speech', stream: false });
   await meter.hold(usage);
   // Stops the provider of an answer nobody reads (see stream-guard.ts).
   const abandoned = new AbortController();

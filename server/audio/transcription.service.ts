@@ -63,7 +63,7 @@ async function runAudioToText(
   }
   const probedSeconds = await probeAudioDuration(upload.path);
   const boundSeconds = probedSeconds ?? upload.size / MIN_AUDIO_BYTES_PER_SECOND;
-  const meter = new Meter({ services, auth, requestId: context.requestId, receivedAt: context.receivedAt, model, endpoint, stream: false });
+  const meter = new Meter({ deps: services, auth, requestId: context.requestId, receivedAt: context.receivedAt, model, endpoint, stream: false });
   await meter.hold({ inputTokens: 0, outputTokens: 0, seconds: boundSeconds });
   const { file: _file, ...fields } = body;
   try {

@@ -66,7 +66,7 @@ export async function runGeneration<Body extends Record<string, unknown>, Json, 
   await checkRestrictedUsage(context, model, endpoint, { format: codec.format, body, history: options.history });
   const estimatedInput = estimateRequestTokens(canonical);
   const identity: AnswerIdentity = { id: nextId(codec.idPrefix), model: model.id, created: Math.floor(Date.now() / 1000), inputTokens: estimatedInput };
-  const meter = new Meter({ services: context.services, auth: context.auth, requestId: context.requestId, receivedAt: context.receivedAt, model, endpoint, stream });
+  const meter = new Meter({ deps: context.services, auth: context.auth, requestId: context.requestId, receivedAt: context.receivedAt, model, endpoint, stream });
   // Every choice (`n`) may write up to the cap.
   const choices = typeof canonical.extra?.n === 'number' ? canonical.extra.n : 1;
   await meter.hold({ inputTokens: estimatedInput, outputTokens: (canonical.maxOutputTokens ?? DEFAULT_HOLD_OUTPUT_TOKENS) * choices });

@@ -10,14 +10,23 @@ import { applyDiscount, computeCost, type BillableUsage } from '../billing/money
 import type { CatalogModel } from '../catalog/catalog.js';
 import type { Endpoint } from '../catalog/catalog.schema.js';
 import { ClientAbortedError, GatewayError, toGatewayError } from '../errors.js';
-import type { Services } from '../services.js';
+import type { Billing } from '../billing/billing.js';
+import type { Observability } from '../observability/observability.js';
+import type { DiscountSource } from '../services.js';
 import { redactError } from './redaction.js';
 
 /** What a request used, in the units its model is priced in. */
 export type MeteredUsage = BillableUsage;
 
+/** What a meter uses: today's discounts, the credit holds and the usage queue, and their metrics. */
+export interface MeterDeps {
+  discounts: DiscountSource;
+  billing: Pick<Billing, 'hold' | 'record'>;
+  observability: Pick<Observability, 'hold' | 'usage'>;
+}
+
 export interface MeterOptions {
-  services: Services;
+  deps: MeterDeps;
   auth: AuthContext;
   requestId: string;
   /** `performance.now()` when the request arrived. */
@@ -57,7 +66,7 @@ export class Meter {
   private settledWith: Settlement | undefined;
 
   constructor(private readonly options: MeterOptions) {
-    this.discountPercentage = options.services.discounts.percentageFor(options.auth.account.id, options.model.id, new Date());
+    this.discountPercentage = options.deps.discounts.percentageFor(options.auth.account.id, options.model.id, new Date());
   }
 
   /** The discounted cost of a usage at the model's price, micro-credits. */
@@ -76,7 +85,7 @@ export class Meter {
   /** Holds the cost of the most the request can use (402 when the balance cannot cover it). */
   async hold(maximum: MeteredUsage): Promise<void> {
     const amount = this.costOf(maximum);
-    await this.options.services.observability.hold(amount, () => this.options.services.billing.hold(this.options.auth.account.id, amount));
+    await this.options.deps.observability.hold(amount, () => this.options.deps.billing.hold(this.options.auth.account.id, amount));
     this.held = amount;
   }
 
@@ -84,7 +93,7 @@ export class Meter {
   settle(settlement: Settlement): void {
     if (this.settledWith) return;
     this.settledWith = settlement;
-    const { services, auth, model } = this.options;
+    const { deps, auth, model } = this.options;
     const charged = settlement.status === 200 || settlement.aborted;
     const entry = buildUsageEntry({
       requestId: this.options.requestId,
@@ -99,8 +108,8 @@ export class Meter {
       discountPercentage: this.discountPercentage,
       heldAmount: this.held,
     });
-    services.billing.record(entry);
-    services.observability.usage(entry, this.held > 0);
+    deps.billing.record(entry);
+    deps.observability.usage(entry, this.held > 0);
   }
 
   /**

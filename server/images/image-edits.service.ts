@@ -95,7 +95,7 @@ export async function editImages(context: OperationContext, body: ImageEditReque
     }
   }
 
-  const meter = new Meter({ services, auth, requestId: context.requestId, receivedAt: context.receivedAt, model, endpoint: '/v1/images/edits', stream: request.stream });
+  const meter = new Meter({ deps: services, auth, requestId: context.requestId, receivedAt: context.receivedAt, model, endpoint: '/v1/images/edits', stream: request.stream });
   await meter.hold({ inputTokens: 0, outputTokens: 0, images: request.count });
   const abandoned = new AbortController();
   try {

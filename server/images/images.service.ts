@@ -18,7 +18,7 @@ export async function generateImages(context: OperationContext, body: ImageGener
   const model = resolveModel(services, auth, body.model, '/v1/images/generations');
   const request = checkImageRequest(model, body);
   assertCanStream(context, request.stream);
-  const meter = new Meter({ services, auth, requestId: context.requestId, receivedAt: context.receivedAt, model, endpoint: '/v1/images/generations', stream: request.stream });
+  const meter = new Meter({ deps: services, auth, requestId: context.requestId, receivedAt: context.receivedAt, model, endpoint: '/v1/images/generations', stream: request.stream });
   await meter.hold({ inputTokens: 0, outputTokens: 0, images: request.count });
   const abandoned = new AbortController();
   try {

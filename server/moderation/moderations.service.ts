@@ -36,7 +36,7 @@ export async function createModeration(context: OperationContext, body: Moderati
   const model = resolveModel(services, auth, body.model ?? DEFAULT_MODERATION_MODEL, '/v1/moderations');
   const inputs = listModerationInputs(body.input);
   const inputTokens = countModerationTokens(inputs.texts.flat());
-  const meter = new Meter({ services, auth, requestId: context.requestId, receivedAt: context.receivedAt, model, endpoint: '/v1/moderations', stream: false });
+  const meter = new Meter({ deps: services, auth, requestId: context.requestId, receivedAt: context.receivedAt, model, endpoint: '/v1/moderations', stream: false });
   await meter.hold({ inputTokens, outputTokens: 0 });
   try {
     const { answer, provider } = await routeDeployments(context, model, 'moderations', async ({ deployment, adapter, transport }) => ({

@@ -20,8 +20,14 @@ import { checkUsageInWindows, type UsageCheckDecision, type UsageCheckInput } fr
 import type { CanonicalMessage } from '../providers/canonical.js';
 import type { ChatFormat } from '../providers/types.js';
 import type { OperationContext } from '../generation/routing.js';
+import type { Services } from '../services.js';
 import { readUsageTexts, type UsageReading } from './usage-texts.js';
-import type { RestrictedFamily } from './families.js';
+import type { RestrictedFamilies, RestrictedFamily } from './families.js';
+
+/** What the check uses of a request's context: who asks, and the families, the review table and the log. */
+export type UsageCheckContext = Pick<OperationContext, 'auth' | 'requestId' | 'clientAddress'> & {
+  services: Pick<Services, 'db' | 'log'> & { restricted: Pick<RestrictedFamilies, 'familyOf'> };
+};
 
 /** What the check reads: the client's body in its format, after the conversation behind `previous_response_id`. */
 export interface UsageCheckRequest {
@@ -39,7 +45,7 @@ function evidenceText(input: UsageCheckInput, decision: UsageCheckDecision): str
 }
 
 async function recordForReview(
-  context: OperationContext,
+  context: UsageCheckContext,
   family: RestrictedFamily,
   model: CatalogModel,
   endpoint: Endpoint,
@@ -77,7 +83,7 @@ function describeUnread(reading: UsageReading): string | undefined {
  * checked on its own), a reject is refused and recorded.
  * @throws GatewayError `USAGE_CHECK_REJECTED` when the policy rejects the request.
  */
-export async function checkRestrictedUsage(context: OperationContext, model: CatalogModel, endpoint: Endpoint, request: UsageCheckRequest): Promise<void> {
+export async function checkRestrictedUsage(context: UsageCheckContext, model: CatalogModel, endpoint: Endpoint, request: UsageCheckRequest): Promise<void> {
   const family = context.services.restricted.familyOf(model);
   if (family === undefined || family.usageRules === null) return;
   const reading = readUsageTexts(request.format, request.body, request.history);
