@@ -5,7 +5,7 @@
  * abandoned.
  */
 import type { AuthContext } from '../auth/authenticate.js';
-import type { UsageEntry } from '../billing/billing.js';
+import type { UsageRecord } from '../billing/billing.js';
 import { applyDiscount, computeCost, type BillableUsage } from '../billing/money.js';
 import type { CatalogModel } from '../catalog/catalog.js';
 import type { Endpoint } from '../catalog/catalog.schema.js';
@@ -129,7 +129,8 @@ export class Meter {
 export interface UsageEntryFields {
   requestId: string;
   accountId: string;
-  keyId: string;
+  /** Null for a job whose key was deleted since. */
+  keyId: string | null;
   /** The model's id and price (a background job may outlive the model's catalog entry). */
   model: Pick<CatalogModel, 'id' | 'price'>;
   endpoint: Endpoint;
@@ -142,7 +143,7 @@ export interface UsageEntryFields {
 }
 
 /** The one builder of a usage row (billing writes it with its charge in the next batch). */
-export function buildUsageEntry(fields: UsageEntryFields): UsageEntry {
+export function buildUsageEntry(fields: UsageEntryFields): UsageRecord {
   const { usage } = fields.settlement;
   return {
     requestId: fields.requestId,

@@ -1,5 +1,5 @@
 import type { Video as VideoRow } from '../../db/schema.js';
-import type { UsageEntry } from '../billing/billing.js';
+import type { UsageRecord } from '../billing/billing.js';
 import type { CatalogModel } from '../catalog/catalog.js';
 import { buildUsageEntry, type MeteredUsage } from '../generation/metering.js';
 
@@ -18,11 +18,11 @@ export interface VideoOutcome {
 const NO_PRICE = { inputPerMillion: 0, outputPerMillion: 0, cachedInputPerMillion: 0, image: 0, second: 0, character: 0, request: 0 };
 
 /** A video's one usage row (its request id is the video id), built by the one usage-row builder. */
-export function buildVideoUsageEntry(job: VideoRow, model: CatalogModel | undefined, outcome: VideoOutcome): UsageEntry {
-  const entry = buildUsageEntry({
+export function buildVideoUsageEntry(job: VideoRow, model: CatalogModel | undefined, outcome: VideoOutcome): UsageRecord {
+  return buildUsageEntry({
     requestId: job.id,
     accountId: job.account_id,
-    keyId: job.key_id ?? '',
+    keyId: job.key_id,
     // A model taken out of the catalog since is recorded by its id, at no price.
     model: model ?? { id: job.model, price: NO_PRICE },
     endpoint: '/v1/videos',
@@ -33,5 +33,4 @@ export function buildVideoUsageEntry(job: VideoRow, model: CatalogModel | undefi
     discountPercentage: job.discount_percentage,
     heldAmount: outcome.held,
   });
-  return { ...entry, keyId: job.key_id };
 }
