@@ -12,6 +12,7 @@ import type { SettlementEntry, UsageRecord } from './usage-entry.js';
 import { SettlementMemory, writeBatch } from './settlement.js';
 import { settleJob, tryHoldForJob } from './job-billing.js';
 import { recoverAbandonedHolds } from './hold-recovery.js';
+import { findJobHold } from '../../db/queries/job-holds.queries.js';
 
 export type { HoldRelease, SettlementEntry, UsageEntry, UsageRecord } from './usage-entry.js';
 
@@ -167,6 +168,11 @@ export class Billing {
    */
   async settleJob(jobId: string, entry: UsageRecord, guard?: (trx: Transaction<Database>) => Promise<boolean>): Promise<boolean> {
     return settleJob(this.db, jobId, entry, guard);
+  }
+
+  /** What is still held for a job (0 once it is settled or released). */
+  heldForJob(jobId: string): Promise<number> {
+    return findJobHold(this.db, jobId);
   }
 
   /** Like {@link settleJob} with nothing charged: the job failed or was deleted before it completed. Its usage row has cost 0. */

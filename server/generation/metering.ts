@@ -6,7 +6,7 @@
  */
 import type { AuthContext } from '../auth/authenticate.js';
 import type { UsageRecord } from '../billing/billing.js';
-import { applyDiscount, computeCost, type BillableUsage } from '../billing/money.js';
+import { applyDiscount, computeCost, type BillableUsage, type MicroPrice } from '../billing/money.js';
 import type { CatalogModel } from '../catalog/catalog.js';
 import type { Endpoint } from '../catalog/catalog.schema.js';
 import { ClientAbortedError, GatewayError, toGatewayError } from '../errors.js';
@@ -55,6 +55,11 @@ function unitsOf(usage: MeteredUsage): number {
   return 0;
 }
 
+/** The one pricing rule of requests and jobs: a usage at a model's price, after the discount, micro-credits. */
+export function priceOf(price: MicroPrice, usage: MeteredUsage, discountPercentage: number): number {
+  return applyDiscount(computeCost(price, usage), discountPercentage);
+}
+
 /**
  * One request's money: `hold()` once before the provider is called,
  * `settle()` once when it ends (later calls are ignored), so no path can
@@ -71,7 +76,7 @@ export class Meter {
 
   /** The discounted cost of a usage at the model's price, micro-credits. */
   costOf(usage: MeteredUsage): number {
-    return applyDiscount(computeCost(this.options.model.price, usage), this.discountPercentage);
+    return priceOf(this.options.model.price, usage, this.discountPercentage);
   }
 
   get holdAmount(): number {

@@ -23,7 +23,6 @@
 import { mkdirSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { scratchFolderPath } from '../scratch-folders.js';
-import { findJobHold } from '../../db/queries/job-holds.queries.js';
 import {
   claimDueVideos,
   findVideo,
@@ -37,7 +36,6 @@ import {
   scheduleVideoRetry,
 } from '../../db/queries/videos.queries.js';
 import type { Video as VideoRow, VideoAssetsRecord } from '../../db/schema.js';
-import { applyDiscount, computeCost } from '../billing/money.js';
 import type { CatalogModel, ResolvedDeployment } from '../catalog/catalog.js';
 import { GatewayError, toGatewayError, UpstreamError } from '../errors.js';
 import type { MeteredUsage } from '../generation/metering.js';
@@ -49,7 +47,7 @@ import type { Services } from '../services.js';
 import { createTransport } from '../upstream/transport.js';
 import { copyVideoAsset, deleteVideoAssets, readStoredAsset } from './video-assets.js';
 import { VideoRetention } from './video-retention.js';
-import { buildVideoUsageEntry } from './video-usage.js';
+import { JobMeter } from '../operations/job-meter.js';
 import type { VideoStorage } from './video-storage.js';
 
 /** Why a job's work was stopped. */
@@ -76,6 +74,7 @@ function isPermanent(error: unknown): boolean {
 
 export class VideoWorker {
   private services: Services | undefined;
+  private meter: JobMeter | undefined;
   private readonly running = new Map<string, RunningJob>();
   private readonly wakeups = new Set<NodeJS.Timeout>();
   private tickTimer: NodeJS.Timeout | undefined;
@@ -99,6 +98,7 @@ export class VideoWorker {
   /** Starts claiming jobs (after the services are built: the jobs use them). */
   start(services: Services): void {
     this.services = services;
+    this.meter = new JobMeter(services, '/v1/videos');
     mkdirSync(this.workDirectory, { recursive: true, mode: 0o700 });
     const { workerIntervalMs, leaseMs } = services.config.videos;
     this.tickTimer = setInterval(() => this.nudge(), workerIntervalMs);
@@ -318,14 +318,11 @@ export class VideoWorker {
     }
     const assets = stored as VideoAssetsRecord;
     const duration = upstream.durationSeconds ?? job.seconds;
-    const held = await findJobHold(services.db, job.id);
     // Charged by the real duration, at the discount of the day it was created; never more than was held.
-    const cost = Math.min(held, applyDiscount(computeCost(model.price, { ...NOTHING_USED, seconds: duration }), job.discount_percentage));
-    const entry = buildVideoUsageEntry(job, model, { usage: { ...NOTHING_USED, seconds: duration }, status: 200, errorCode: null, cost, held, provider: deployment.provider.id });
-    const settled = await services.billing.settleJob(job.id, entry, (trx) =>
+    const cost = await this.meter!.settle(job, model, { ...NOTHING_USED, seconds: duration }, deployment.provider.id, (trx) =>
       markVideoCompleted(trx, { id: job.id, instanceId: services.instanceId, duration, assets, retentionMs: services.config.videos.retentionMs }),
     );
-    if (settled) {
+    if (cost !== undefined) {
       services.log.info('video.completed', { video: job.id, provider: deployment.provider.id, duration, cost });
       return;
     }
@@ -336,8 +333,7 @@ export class VideoWorker {
   /** Ends the job as `failed` with its reason, releasing its hold, in one transaction (only while the lease is ours). */
   private async fail(job: VideoRow, model: CatalogModel | undefined, reason: string): Promise<void> {
     const services = this.services!;
-    const entry = buildVideoUsageEntry(job, model, { usage: NOTHING_USED, status: 502, errorCode: 'VIDEO_FAILED', cost: 0, held: 0, provider: job.provider_id });
-    const failed = await services.billing.releaseJob(job.id, entry, (trx) =>
+    const failed = await this.meter!.release(job, model, { status: 502, errorCode: 'VIDEO_FAILED', provider: job.provider_id }, (trx) =>
       markVideoFailed(trx, { id: job.id, instanceId: services.instanceId, error: reason, retentionMs: services.config.videos.retentionMs }),
     );
     if (failed) services.log.info('video.failed', { video: job.id, provider: job.provider_id, reason });
