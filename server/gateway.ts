@@ -120,6 +120,14 @@ export async function buildServices(config: GatewayConfig, options: StartOptions
   // Scratch folders of processes of this machine that are gone (a crash, a kill): never a live one's.
   const stale = await removeStaleScratchFolders([os.tmpdir(), config.uploadDir]);
   if (stale.length > 0) log.info('scratch.stale_removed', { folders: stale.length });
+  const upstream = new UpstreamClient(log);
+  const observability = new Observability({
+    config: config.observability,
+    log,
+    instanceId,
+    sources: { providerHealth, pendingUsageRows: () => billing.pending, poolStats: database.poolStats },
+  });
+  const videos = new VideoWorker({ db, instanceId, config, catalog, log, upstream, providerHealth, observability, billing, discounts }, videoStorage);
   const services: Services = {
     config,
     database,
@@ -129,7 +137,7 @@ export async function buildServices(config: GatewayConfig, options: StartOptions
     authFailures: new AuthFailureLimiter(config.limits.authFailuresPerMinute),
     keyUsage,
     billing,
-    upstream: new UpstreamClient(log),
+    upstream,
     discounts,
     rateLimiter,
     uploads: UploadStore.open(config.uploadDir, config.uploadBudgetBytes),
@@ -137,20 +145,15 @@ export async function buildServices(config: GatewayConfig, options: StartOptions
     log,
     adminTokenHash,
     instanceId,
-    videos: new VideoWorker(videoStorage),
+    videos,
     videoStorage,
     restricted: new RestrictedFamilies(catalogSource),
     providerHealth,
-    observability: new Observability({
-      config: config.observability,
-      log,
-      instanceId,
-      sources: { providerHealth, pendingUsageRows: () => billing.pending, poolStats: database.poolStats },
-    }),
+    observability,
   };
   // Every instance checks the database's admin token, and follows it when another one rotates it.
   if (!options.asAdminTool) await followAdminToken(database, services, log);
-  services.videos.start(services);
+  videos.start();
   return services;
 }
 
