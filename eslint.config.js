@@ -14,6 +14,11 @@ export default tseslint.config(
     },
   },
   {
+    // CommonJS configuration files (.dependency-cruiser.cjs).
+    files: ['**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly' } },
+  },
+  {
     // The dashboard runs in the browser.
     files: ['dashboard/src/**/*.{ts,tsx}'],
     languageOptions: { globals: { window: 'readonly', document: 'readonly', navigator: 'readonly', Blob: 'readonly', PopStateEvent: 'readonly', HTMLElement: 'readonly', HTMLAnchorElement: 'readonly' } },

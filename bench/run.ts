@@ -12,9 +12,10 @@ import { Bench, KINDS, LONG_PROMPT_CHARS, type BenchOptions, type Kind } from '.
 import { goalsTable } from './lib/goals.js';
 import { peerVersions } from './lib/peer.js';
 import { Resources, type Pinning } from './lib/processes.js';
+import { runProfile } from './lib/profile.js';
 import { runSoak } from './lib/soak.js';
 import { runStreams } from './lib/streams.js';
-import { coreBusyPercent, cpuCount, readCoreTimes, sleep, which } from './lib/system.js';
+import { coreBusyPercent, cpuCount, freePort, readCoreTimes, sleep, which } from './lib/system.js';
 import { probe, startScript, startTarget, TARGET_LABELS, TARGET_NAMES, TargetError, type TargetName } from './lib/targets.js';
 import { runThroughput } from './lib/throughput.js';
 
@@ -28,6 +29,8 @@ Modes (one per run):
   --latency-ms 50        the same with an upstream that waits 50 ms before answering: added latency
   --soak                 steady load on the gateway for --soak-minutes; RSS over time
   --streams N            N concurrent streams held open per target; RSS with them open
+  --profile              CPU profile under load (gateway-pg and bare by default; json and stream):
+                         µs per request per component and the budget rows, beside the bare proxy
 
 Options:
   --quick                ~1 minute smoke run (1 round, 2 s runs, 1 s warm-up, 30 TTFB requests)
@@ -84,6 +87,7 @@ function parseOptions(argv: string[]): BenchOptions | undefined {
       'soak-minutes': { type: 'string' },
       'sample-seconds': { type: 'string' },
       streams: { type: 'string' },
+      profile: { type: 'boolean' },
       'pg-url': { type: 'string' },
       'no-pin': { type: 'boolean' },
       'no-save': { type: 'boolean' },
@@ -102,12 +106,12 @@ function parseOptions(argv: string[]): BenchOptions | undefined {
   };
   const quick = values.quick === true;
   const streams = number('streams', 0, 0, 10_000);
-  const mode: BenchOptions['mode'] = values.soak ? 'soak' : streams > 0 ? 'streams' : 'throughput';
-  if (values.soak && streams > 0) throw new Error('--soak and --streams are separate modes: run them one at a time');
-  const kinds = (values.kinds ?? (streams > 0 || values.soak ? 'json,stream' : KINDS.join(','))).split(',').map((kind) => kind.trim()) as Kind[];
+  const mode: BenchOptions['mode'] = values.profile ? 'profile' : values.soak ? 'soak' : streams > 0 ? 'streams' : 'throughput';
+  if ([values.soak, streams > 0, values.profile].filter(Boolean).length > 1) throw new Error('--soak, --streams and --profile are separate modes: run them one at a time');
+  const kinds = (values.kinds ?? (streams > 0 || values.soak || values.profile ? 'json,stream' : KINDS.join(','))).split(',').map((kind) => kind.trim()) as Kind[];
   for (const kind of kinds) if (!KINDS.includes(kind)) throw new Error(`--kinds takes ${KINDS.join(', ')}, got "${kind}"`);
   const soakFallback = mode === 'soak' && values.targets === undefined;
-  const targets = (values.targets ?? (mode === 'soak' ? 'gateway-pg' : TARGET_NAMES.join(','))).split(',').map((name) => name.trim()) as TargetName[];
+  const targets = (values.targets ?? (mode === 'soak' ? 'gateway-pg' : mode === 'profile' ? 'gateway-pg,bare' : TARGET_NAMES.join(','))).split(',').map((name) => name.trim()) as TargetName[];
   for (const name of targets) if (!TARGET_NAMES.includes(name)) throw new Error(`unknown target "${name}"; targets: ${TARGET_NAMES.join(', ')}`);
   const pgUrl = values['pg-url'] ?? 'postgres://postgres@127.0.0.1:5432/postgres';
   if (new URL(pgUrl).hostname !== '127.0.0.1') throw new Error('--pg-url must point at 127.0.0.1: the bench stays on loopback');
@@ -147,6 +151,8 @@ function hardLimitMs(options: BenchOptions): number {
     }
     case 'soak':
       return startup + targets * (options.soakMinutes * 60_000 * 1.2 + 60_000);
+    case 'profile':
+      return startup + 2 * options.kinds.length * targets * (options.warmupSeconds + options.durationSeconds + 30) * 1000;
     case 'streams':
       return startup + targets * (options.latencyMs + options.chunks * options.chunkDelayMs + 120_000);
   }
@@ -183,7 +189,11 @@ async function main(resources: Resources, options: BenchOptions): Promise<number
   say(`Upstream: ${upstreamOrigin} (${options.chunks} chunks per stream, ${options.latencyMs} ms before answering, ${options.chunkDelayMs} ms between chunks)`);
 
   const bench = new Bench(options, resources, pinning, repoDir, benchDir, tmpDir, upstream.child, say);
+  // --profile: every target listens for the inspector on its own loopback port.
+  const inspectorPorts = new Map<string, number>();
+  if (options.mode === 'profile') for (const name of options.targets) if (name !== 'portkey') inspectorPorts.set(name, await freePort());
   const context = {
+    nodeArgs: (name: TargetName) => (inspectorPorts.has(name) ? [`--inspect=127.0.0.1:${inspectorPorts.get(name)}`] : []),
     resources,
     repoDir,
     benchDir,
@@ -251,6 +261,10 @@ async function main(resources: Resources, options: BenchOptions): Promise<number
     say('Issue 16 targets (the gateway beside the bare proxy of this run):');
     say(goalsTable(options, result.cells));
     report.throughput = { cells: result.cells };
+  } else if (options.mode === 'profile') {
+    say('');
+    say(`Load: the profile is only meaningful on an otherwise idle machine (load average now ${os.loadavg().map((value) => value.toFixed(2)).join(' ')}).`);
+    report.profile = await runProfile(bench, inspectorPorts);
   } else if (options.mode === 'soak') {
     const result = await runSoak(bench);
     say('');

@@ -12,7 +12,9 @@ import { createAccount, createKey } from '../server/accounts/accounts.service.js
 import { readConfig } from '../server/config.js';
 import { startGateway } from '../server/gateway.js';
 import { createLogger } from '../server/logger.js';
-import { checkUsage, compileUsageRules, DEFAULT_USAGE_RULES } from '../server/moderation/usage-rules.js';
+import { DEFAULT_USAGE_RULES } from '../server/restricted/default-usage-rules.js';
+import { compileUsageRules } from '../server/restricted/usage-rules.js';
+import { checkUsage } from '../server/restricted/usage-run.js';
 import { readUsageTexts } from '../server/restricted/usage-texts.js';
 
 const { values } = parseArgs({ options: { requests: { type: 'string', default: '300' }, warmup: { type: 'string', default: '30' } } });

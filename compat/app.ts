@@ -24,6 +24,7 @@ import { sessionAccountAuth } from '../server/dashboard/session-auth.js';
 import type { WebRequest } from '../server/context.js';
 import type { TLSSocket } from 'node:tls';
 import { readinessDetail } from '../server/providers/provider-health.js';
+import type { RequestObservation } from '../server/observability/observation.js';
 
 const EMPTY_FORM: MultipartBody = Object.freeze({ fields: {}, files: {} }) as MultipartBody;
 
@@ -75,6 +76,7 @@ export function createApp(services: Services, state: AppState = { inFlight: 0, d
       headers,
       signal,
       query: ctx.querystring,
+      observation: ctx.state.observation as RequestObservation | undefined,
       ...extra,
     });
   }
@@ -214,7 +216,7 @@ export function createApp(services: Services, state: AppState = { inFlight: 0, d
         if (!ctx.res.writableFinished) controller.abort();
       });
       // What the headers can tell is checked before a byte of the body is read.
-      const auth = route.auth === 'key' ? await services.observability.authorize(() => authorizeRequest(services, credentialsOf(ctx), clientAddressOf(ctx))) : undefined;
+      const auth = route.auth === 'key' ? await services.observability.authorize(ctx.state.observation as RequestObservation | undefined, () => authorizeRequest(services, credentialsOf(ctx), clientAddressOf(ctx))) : undefined;
       // A check the route can make from the account alone (the free plan on image edits), before the body too.
       if (auth && route.guard) route.guard(auth);
       const bodyKind = route.body === 'multipart-or-json' ? (isJsonRequest(ctx.req) ? 'json' : 'multipart') : route.body;

@@ -1,4 +1,6 @@
-import { chmodSync, closeSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { chmodSync, closeSync, existsSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
@@ -256,6 +258,33 @@ function tryRestrictDataDirectory(dataDir: string, log: DatabaseOptions['log']):
   }
 }
 
+/**
+ * PostgreSQL settings of the embedded database. Its memory is a WebAssembly heap that never
+ * shrinks, so what PostgreSQL reserves stays in the gateway's RSS: 16 MB of shared buffers
+ * instead of 128 MB (a gateway's working set — keys, accounts, a few batches — fits well).
+ */
+const PGLITE_SETTINGS = ['shared_buffers=16MB'];
+
+/**
+ * Creates a new embedded cluster (initdb) in a short-lived child process: initdb grows the
+ * WebAssembly heap to ~600 MB, which would stay in this process for good; opening the created
+ * cluster afterwards costs about a third of that. The child inherits the private umask.
+ */
+async function createClusterInChild(dataDir: string): Promise<void> {
+  const entry = createRequire(import.meta.url).resolve('@electric-sql/pglite');
+  const script = 'const { PGlite } = require(process.argv[1]); PGlite.create(process.argv[2]).then((db) => db.close()).then(() => process.exit(0), (error) => { console.error(error && error.message); process.exit(1); });';
+  const { code, stderr } = await new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
+    const child = spawn(process.execPath, ['-e', script, entry, dataDir], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, NODE_OPTIONS: '' } });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      if (stderr.length < 4096) stderr += chunk;
+    });
+    child.on('error', reject);
+    child.on('close', (exitCode) => resolve({ code: exitCode, stderr }));
+  });
+  if (code !== 0) throw new Error(`creating the embedded database failed (exit ${code}): ${stderr.trim()}`);
+}
+
 async function openPGlite(dataDir: string, snapshot?: Blob, log?: DatabaseOptions['log']): Promise<DatabaseHandle> {
   const { PGlite } = await import('@electric-sql/pglite');
   const inMemory = dataDir.startsWith('memory://');
@@ -275,7 +304,9 @@ async function openPGlite(dataDir: string, snapshot?: Blob, log?: DatabaseOption
   }
   let pglite: InstanceType<typeof PGlite>;
   try {
+    if (!inMemory && !existsSync(path.join(dataDir, 'PG_VERSION'))) await createClusterInChild(dataDir);
     pglite = await PGlite.create(inMemory ? undefined : dataDir, {
+      startParams: [...PGlite.defaultStartParams, ...PGLITE_SETTINGS.flatMap((setting) => ['-c', setting])],
       parsers: { 20: (value: string) => Number(value) },
       ...(inMemory && snapshot ? { loadDataDir: snapshot } : {}),
     });

@@ -18,6 +18,7 @@ import { dashboardAuthRouter } from './dashboard/auth.router.js';
 import { dashboardOwnerRouter } from './dashboard/owner.router.js';
 import { providersRouter } from './admin/providers.router.js';
 import { adminTokenRouter } from './admin/admin-token.router.js';
+import { catalogRouter } from './admin/catalog.router.js';
 
 export const appRouter = router({
   models: modelsRouter,
@@ -38,6 +39,7 @@ export const appRouter = router({
     users: usersRouter,
     providers: providersRouter,
     adminToken: adminTokenRouter,
+    catalog: catalogRouter,
   }),
   /** The dashboard's own procedures (session cookie; see server/dashboard). */
   dashboard: router({

@@ -1,5 +1,9 @@
 import type { AuthContext, Credentials } from './auth/authenticate.js';
+import type { RequestObservation } from './observability/observation.js';
+import type { WebRequest } from './dashboard/sessions.js';
 import type { Services } from './services.js';
+
+export type { WebRequest } from './dashboard/sessions.js';
 
 /**
  * What every procedure sees. compat/ fills it from the HTTP request; internal
@@ -24,18 +28,8 @@ export interface Context {
   query: string;
   /** The browser side of a `/trpc` request (the dashboard's cookies); absent for other callers. */
   web?: WebRequest;
-}
-
-/** What the dashboard's sign-in reads from and writes to the HTTP exchange. */
-export interface WebRequest {
-  /** The `Cookie` header. */
-  cookie: string | undefined;
-  /** The `x-csrf-token` header. */
-  csrfToken: string | undefined;
-  /** Whether the browser reached us over TLS (directly, or per a trusted proxy's `X-Forwarded-Proto`). */
-  secure: boolean;
-  /** Adds a `Set-Cookie` header to the answer. */
-  setCookie(value: string): void;
+  /** What the request did, for metrics, the access log and spans (compat's requests only). */
+  observation?: RequestObservation;
 }
 
 export interface ContextOptions {
@@ -48,6 +42,7 @@ export interface ContextOptions {
   query?: string;
   canStream?: boolean;
   web?: WebRequest;
+  observation?: RequestObservation;
 }
 
 let internalCounter = 0;
@@ -65,5 +60,6 @@ export function createContextInner(services: Services, options: ContextOptions =
     canStream: options.canStream ?? true,
     query: options.query ?? '',
     ...(options.web ? { web: options.web } : {}),
+    observation: options.observation,
   };
 }

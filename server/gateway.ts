@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import type { Server } from 'node:http';
 import { createServer } from 'node:http';
-import { migrateToLatest, openDatabase, type DatabaseHandle } from '../db/client.js';
+import { migrateToLatest, notify, openDatabase, type DatabaseHandle } from '../db/client.js';
 import { createApp, type AppState } from '../compat/app.js';
 import { AuthCache, CACHE_CHANNEL, type CacheInvalidation } from './auth/auth-cache.js';
 import { KeyUsageTracker } from './auth/key-usage.js';
@@ -18,7 +18,7 @@ import { createLogger, type Logger } from './logger.js';
 import type { Services } from './services.js';
 import { UpstreamClient } from './upstream/upstream-client.js';
 import { DiscountSettings, SETTINGS_CHANNEL } from './billing/discount-settings.js';
-import { createRateLimiter } from './ratelimit/rate-limiter.js';
+import { createRateLimiter } from './ratelimit/create-rate-limiter.js';
 import { IpAllowlist } from './auth/ip-allowlist.js';
 import { UploadStore } from './uploads/upload-store.js';
 import { removeStaleScratchFolders } from './scratch-folders.js';
@@ -28,6 +28,7 @@ import { GeneratedImageStore } from './images/generated-image-store.js';
 import { RestrictedFamilies } from './restricted/families.js';
 import { ProviderHealth } from './providers/provider-health.js';
 import { Observability } from './observability/observability.js';
+import { CATALOG_CHANNEL, followCatalog, followSwap } from './catalog/catalog-reload.js';
 
 export interface RunningGateway {
   services: Services;
@@ -54,11 +55,16 @@ export interface StartOptions {
    * families), and the admin token alone (the CLI brings a one-time token of its own).
    */
   asAdminTool?: boolean;
+  /**
+   * An open database to share with other instances of this process (tests of
+   * several instances on one PGlite); it stays open when this instance stops.
+   */
+  database?: DatabaseHandle;
 }
 
 export async function buildServices(config: GatewayConfig, options: StartOptions = {}): Promise<Services> {
   const log = options.logger ?? createLogger(config.logLevel);
-  const database: DatabaseHandle = await openDatabase({
+  const database: DatabaseHandle = options.database ? { ...options.database, close: async () => {} } : await openDatabase({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     connectTimeoutMs: config.databaseConnectTimeoutMs,
@@ -68,9 +74,13 @@ export async function buildServices(config: GatewayConfig, options: StartOptions
   const db = database.db;
   await migrateToLatest(db);
   const catalogSource = loadCatalogSource(config.catalogFile);
-  if (!options.asAdminTool) await applyCatalog(db, catalogSource);
-  const catalog = new Catalog();
-  await catalog.load(db, options.env ?? process.env);
+  if (!options.asAdminTool) {
+    await applyCatalog(db, catalogSource);
+    // Instances already running serve what the database holds: this start's file, like a reload's.
+    await notify(db, CATALOG_CHANNEL, 'start');
+  }
+  const catalog = new Catalog(options.env ?? process.env);
+  await catalog.load(db);
   // Provider secrets are masked in every log line, wherever a provider echoes them.
   log.addSecrets(catalog.list().flatMap((model) => model.secrets));
   if (!options.asAdminTool) await warnOfStartProblems(db, config, catalogSource, options.env ?? process.env, log);
@@ -147,12 +157,18 @@ export async function buildServices(config: GatewayConfig, options: StartOptions
     instanceId,
     videos,
     videoStorage,
-    restricted: new RestrictedFamilies(catalogSource),
+    // The admin tool leaves the database's catalog alone and takes the families from its own file.
+    restricted: options.asAdminTool ? new RestrictedFamilies(catalogSource) : catalog.snapshot.restricted,
     providerHealth,
     observability,
   };
   // Every instance checks the database's admin token, and follows it when another one rotates it.
   if (!options.asAdminTool) await followAdminToken(database, services, log);
+  if (!options.asAdminTool) {
+    // A reload on any instance (SIGHUP, admin.catalog.reload) reaches this one through the database.
+    catalog.onSwap((previous, next) => followSwap(services, catalog, previous, next));
+    await followCatalog(database, catalog, log);
+  }
   videos.start();
   return services;
 }

@@ -27,12 +27,20 @@ export interface Logger {
   warn(event: string, fields?: Record<string, unknown>): void;
   error(event: string, fields?: Record<string, unknown>): void;
   /**
+   * A line whose fields the caller built from known names (none named like a secret) and
+   * plain values — strings, numbers, booleans, null, or objects of those one level down — such
+   * as the access line: its strings are masked like any other, without the generic walk.
+   */
+  flat(level: 'debug' | 'info', event: string, fields: Record<string, FlatValue | Record<string, FlatValue>>): void;
+  /**
    * Registers secret values (provider API keys, secret header values) to mask
    * wherever they appear in a logged string from now on. Values shorter than
    * {@link MIN_SECRET_LENGTH} are ignored, since they would mask ordinary words.
    */
   addSecrets(values: readonly string[]): void;
 }
+
+export type FlatValue = string | number | boolean | null;
 
 /** Options of {@link createLogger}. */
 export interface LoggerOptions {
@@ -141,6 +149,26 @@ class Redactor {
   }
 }
 
+let stdoutDestination: DestinationStream | undefined;
+
+/**
+ * Standard output, written asynchronously (a request does not wait on a write(2) for its
+ * access line); what is still buffered is written synchronously when the process exits.
+ */
+function stdout(): DestinationStream {
+  if (stdoutDestination) return stdoutDestination;
+  const destination = pino.destination({ dest: 1, sync: false });
+  process.once('exit', () => {
+    try {
+      destination.flushSync();
+    } catch {
+      // A closed stdout: nothing more can be written.
+    }
+  });
+  stdoutDestination = destination;
+  return destination;
+}
+
 /**
  * A logger at `level` that writes each line to `write` (stdout by default).
  * `LOG_LEVEL=silent` writes nothing.
@@ -149,7 +177,7 @@ export function createLogger(level: LogLevel, write?: (line: string) => void, op
   const secrets = new SecretSet();
   if (options.secrets) secrets.add(options.secrets);
   const redactor = new Redactor(secrets, level === 'debug');
-  const destination: DestinationStream = write ? { write } : pino.destination({ dest: 1, sync: true });
+  const destination: DestinationStream = write ? { write } : stdout();
   const logger: PinoLogger = pino(
     {
       level,
@@ -165,7 +193,24 @@ export function createLogger(level: LogLevel, write?: (line: string) => void, op
     if (!logger.isLevelEnabled(entryLevel)) return;
     logger[entryLevel](fields ? { event: secrets.mask(event), ...redactor.fields(fields) } : { event: secrets.mask(event) });
   };
+  const maskFlat = (value: FlatValue): FlatValue => (typeof value === 'string' ? secrets.mask(value) : value);
+  const flat: Logger['flat'] = (entryLevel, event, fields) => {
+    if (!logger.isLevelEnabled(entryLevel)) return;
+    const line: Record<string, unknown> = { event };
+    for (const name in fields) {
+      const value = fields[name]!;
+      if (value === null || typeof value !== 'object') {
+        line[name] = maskFlat(value);
+        continue;
+      }
+      const nested: Record<string, FlatValue> = {};
+      for (const inner in value) nested[inner] = maskFlat(value[inner]!);
+      line[name] = nested;
+    }
+    logger[entryLevel](line);
+  };
   return {
+    flat,
     debug: (event, fields) => emit('debug', event, fields),
     info: (event, fields) => emit('info', event, fields),
     warn: (event, fields) => emit('warn', event, fields),

@@ -1,5 +1,6 @@
 import { readConfig } from './config.js';
 import { startGateway } from './gateway.js';
+import { reloadCatalog } from './catalog/catalog-reload.js';
 import { ensureDashboardBundle } from './dashboard/bundle.js';
 
 /** Process entry: `npm start`. */
@@ -33,6 +34,12 @@ async function main(): Promise<void> {
       .then(() => process.exit(0))
       .catch(() => process.exit(1));
   };
+  // SIGHUP: read GATEWAY_CONFIG again and give every instance on the database the new catalog.
+  process.on('SIGHUP', () => {
+    reloadCatalog(gateway.services, 'sighup').catch(() => {
+      // reloadCatalog logged why; the running catalog stays.
+    });
+  });
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
 }

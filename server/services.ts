@@ -19,7 +19,7 @@ import type { RestrictedFamilies } from './restricted/families.js';
 import type { ProviderHealth } from './providers/provider-health.js';
 import type { Observability } from './observability/observability.js';
 
-/** Long-lived parts of one gateway instance, built once at start (server/gateway.ts). */
+/** Long-lived parts of one gateway instance, built once at start (server/gateway.ts); `catalog` and `restricted` follow reloads. */
 export interface Services {
   config: GatewayConfig;
   database: DatabaseHandle;
@@ -46,15 +46,10 @@ export interface Services {
   videos: VideoWorker;
   /** Where finished videos are kept (a directory, or an S3-compatible bucket). */
   videoStorage: VideoStorage;
-  /** The catalog's restricted families and their usage-check policies. */
+  /** The catalog's restricted families and their usage-check policies (replaced with the catalog on a reload). */
   restricted: RestrictedFamilies;
   /** Deployments cooled down after repeated failures (this instance's view). */
   providerHealth: ProviderHealth;
   /** Metrics, traces and the access log. */
   observability: Observability;
-}
-
-/** What billing asks of the discount rotation. */
-export interface DiscountSource {
-  percentageFor(accountId: string, modelId: string, now: Date): number;
 }

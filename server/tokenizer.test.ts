@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { Tiktoken } from 'js-tiktoken/lite';
 import o200kBase from 'js-tiktoken/ranks/o200k_base';
 import type { CanonicalRequest } from './providers/canonical.js';
-import { TOKEN_ESTIMATE, estimateRequestTokens } from './request-tokens.js';
+import { TOKEN_ESTIMATE, estimateRequestTokens } from './providers/request-tokens.js';
 import { TOKEN_COUNT_LIMITS, countTextTokens, decodeTokens, encodeText, estimateTokensFromBytes, isPieceBoundary, truncateTextToTokens } from './tokenizer.js';
 
 // js-tiktoken's own encoder is the reference our merge must agree with.

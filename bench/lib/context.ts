@@ -12,7 +12,7 @@ export const KINDS: readonly Kind[] = ['json', 'stream', 'json-1k'];
 export const LONG_PROMPT_CHARS = 4_500;
 
 export interface BenchOptions {
-  mode: 'throughput' | 'soak' | 'streams';
+  mode: 'throughput' | 'soak' | 'streams' | 'profile';
   quick: boolean;
   durationSeconds: number;
   warmupSeconds: number;

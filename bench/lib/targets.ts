@@ -50,6 +50,8 @@ export interface TargetContext {
   targetCore: number;
   pgServerUrl: string;
   say: (line: string) => void;
+  /** Extra Node options for a target's process (the profile mode's --inspect). */
+  nodeArgs?: (name: TargetName) => string[];
 }
 
 /** A target that could not be started or answered wrongly: `skipped` for a missing prerequisite. */
@@ -95,14 +97,14 @@ async function waitHealthy(child: Child, url: string, accept: (status: number) =
 /** Starts one of the bench's own scripts and waits for its `READY <port>` line. */
 export async function startScript(
   resources: Resources,
-  options: { name: string; repoDir: string; script: string; args: string[]; core?: number; timeoutMs?: number },
+  options: { name: string; repoDir: string; script: string; args: string[]; nodeArgs?: string[]; core?: number; timeoutMs?: number },
 ): Promise<{ child: Child; port: number }> {
   let ready: (port: number) => void = () => undefined;
   const port = new Promise<number>((resolve) => (ready = resolve));
   const child = resources.start({
     name: options.name,
     command: process.execPath,
-    args: ['--import', 'tsx', options.script, ...options.args],
+    args: [...(options.nodeArgs ?? []), '--import', 'tsx', options.script, ...options.args],
     cwd: options.repoDir,
     env: { ...process.env, NODE_ENV: 'production' },
     core: options.core,
@@ -140,6 +142,7 @@ async function startBare(context: TargetContext): Promise<Target> {
     repoDir: context.repoDir,
     script: path.join(context.benchDir, 'bare-proxy.ts'),
     args: ['--port', '0', '--upstream', context.upstreamOrigin],
+    nodeArgs: context.nodeArgs?.('bare'),
     core: context.targetCore,
   });
   return {
@@ -243,7 +246,7 @@ async function startGateway(context: TargetContext, database: 'pg' | 'pglite'): 
   const child = context.resources.start({
     name,
     command: process.execPath,
-    args: ['--import', 'tsx', 'server/main.ts'],
+    args: [...(context.nodeArgs?.(name) ?? []), '--import', 'tsx', 'server/main.ts'],
     cwd: context.repoDir,
     env,
     core: context.targetCore,

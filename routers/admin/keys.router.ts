@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { createKey, listKeys, requireAccount, toKeyView, updateKey } from '../../server/accounts/accounts.service.js';
 import { adminProcedure } from '../../server/procedures/index.js';
 import { router } from '../../server/trpc.js';
-import { createKeyInputSchema, keyIdInputSchema, keyViewSchema, listKeysInputSchema, renameKeyInputSchema } from './keys.schema.js';
+import { keyViewSchema } from '../shared/views.schema.js';
+import { createKeyInputSchema, keyIdInputSchema, listKeysInputSchema, renameKeyInputSchema } from './keys.schema.js';
 
 export const keysRouter = router({
   /** The answer's `key` is the only time the full key is shown. */

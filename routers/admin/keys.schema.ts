@@ -7,14 +7,3 @@ export const createKeyInputSchema = z.object({
 export const listKeysInputSchema = z.object({ account_id: z.string().min(1), include_deleted: z.boolean().default(false) });
 export const keyIdInputSchema = z.object({ key_id: z.string().min(1) });
 export const renameKeyInputSchema = z.object({ key_id: z.string().min(1), name: z.string().min(1).max(200) });
-
-export const keyViewSchema = z.object({
-  id: z.string(),
-  account_id: z.string(),
-  name: z.string(),
-  display: z.string(),
-  enabled: z.boolean(),
-  created_at: z.string(),
-  last_used_at: z.string().nullable(),
-  deleted_at: z.string().nullable(),
-});

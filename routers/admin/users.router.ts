@@ -3,7 +3,7 @@ import { adminProcedure } from '../../server/procedures/index.js';
 import { MAX_PASSWORD_LENGTH } from '../../server/dashboard/passwords.js';
 import { createUser, listUsers, resetPassword, toUserView } from '../../server/dashboard/users.service.js';
 import { router } from '../../server/trpc.js';
-import { userViewSchema } from '../dashboard/dashboard.schema.js';
+import { userViewSchema } from '../shared/views.schema.js';
 
 /** Dashboard users, for the operator (admin CLI `users:*`). Answers never carry a password or its hash. */
 export const usersRouter = router({

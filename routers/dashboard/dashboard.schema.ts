@@ -1,18 +1,11 @@
 import { z } from 'zod';
 import { MAX_PASSWORD_LENGTH } from '../../server/dashboard/passwords.js';
 import { creditsSchema, usageQuerySchema } from '../account/account.schema.js';
+import { userViewSchema } from '../shared/views.schema.js';
 
 export const loginInputSchema = z.object({
   email: z.string().trim().min(3).max(320),
   password: z.string().min(1).max(MAX_PASSWORD_LENGTH),
-});
-
-export const userViewSchema = z.object({
-  id: z.string(),
-  email: z.string(),
-  role: z.enum(['owner', 'member', 'staff']),
-  account_id: z.string().nullable(),
-  created_at: z.string(),
 });
 
 export const meSchema = z.object({

@@ -14,7 +14,7 @@ import { deleteVideo, listVideos } from '../../server/videos/videos.service.js';
 import { router } from '../../server/trpc.js';
 import { discountResultSchema, usageListSchema } from '../account/account.schema.js';
 import { toDate, toUsageItem } from '../account/usage-item.js';
-import { keyViewSchema } from '../admin/keys.schema.js';
+import { keyViewSchema } from '../shared/views.schema.js';
 import {
   allowlistSchema,
   dashboardCreditsSchema,

@@ -1,4 +1,5 @@
-import { compactRequestSchema, responsesRequestSchema, type ResponseObject, type ResponsesStreamEvent } from '../../server/translate/responses/responses.wire.js';
+import { compactRequestSchema, responsesRequestSchema } from '../../server/translate/responses/responses.wire.js';
+import type { ResponseObject, ResponsesStreamEvent } from '../../server/translate/responses/responses-object.wire.js';
 import { apiKeyProcedure } from '../../server/procedures/index.js';
 import { router } from '../../server/trpc.js';
 import type { JsonAnswer } from '../../server/answers.js';

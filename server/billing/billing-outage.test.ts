@@ -68,7 +68,7 @@ describe('settlement during a database outage', () => {
   it('keeps failed batches queued and writes every one of them after the database returns', async () => {
     const events: string[] = [];
     const record = (event: string) => events.push(event);
-    const log: Logger = { debug: record, info: record, warn: record, error: record, addSecrets: () => undefined };
+    const log: Logger = { debug: record, info: record, warn: record, error: record, flat: (_level, event) => record(event), addSecrets: () => undefined };
     const billing = new Billing(proxied.db, { instanceId: 'gw_outage_test', flushIntervalMs: 20, log });
     await billing.start();
     // Five credits: below the lease threshold, so every hold is exact and in the database.

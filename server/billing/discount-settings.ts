@@ -3,8 +3,12 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { notify } from '../../db/client.js';
 import { insertSettingIfAbsent, readSetting, readSettingForUpdate, writeSetting } from '../../db/queries/settings.queries.js';
-import type { DiscountSource } from '../services.js';
 import { assertDiscountPool, DEFAULT_DISCOUNT_POOL, discountPercentageFor, toDiscountResult, type DiscountPool, type DiscountResult } from './discounts.js';
+
+/** What billing asks of the discount rotation. */
+export interface DiscountSource {
+  percentageFor(accountId: string, modelId: string, now: Date): number;
+}
 
 const POOL_SETTING = 'discount_pool';
 export const SETTINGS_CHANNEL = 'umg_settings';

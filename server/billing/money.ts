@@ -2,8 +2,6 @@
  * Money is integer micro-credits (1 credit = 1,000,000 µc) from the catalog on;
  * only configuration and display use decimal credits.
  */
-import type { Pricing } from '../catalog/catalog.schema.js';
-
 export const MICRO_PER_CREDIT = 1_000_000;
 
 /**
@@ -29,7 +27,7 @@ export function microToCredits(micro: number): number {
   return Number((micro / MICRO_PER_CREDIT).toFixed(6));
 }
 
-/** A model's price in micro-credits: per million tokens, and per media unit. */
+/** A model's price in micro-credits: per million tokens, and per media unit (the catalog's `toMicroPrice`). */
 export interface MicroPrice {
   inputPerMillion: number;
   outputPerMillion: number;
@@ -38,18 +36,6 @@ export interface MicroPrice {
   second: number;
   character: number;
   request: number;
-}
-
-export function toMicroPrice(pricing: Pricing): MicroPrice {
-  return {
-    inputPerMillion: creditsToMicro(pricing.input),
-    outputPerMillion: creditsToMicro(pricing.output),
-    cachedInputPerMillion: creditsToMicro(pricing.cachedInput ?? pricing.input),
-    image: creditsToMicro(pricing.image ?? 0),
-    second: creditsToMicro(pricing.second ?? 0),
-    character: creditsToMicro(pricing.character ?? 0),
-    request: creditsToMicro(pricing.request ?? 0),
-  };
 }
 
 export interface BillableUsage {

@@ -1,24 +1,11 @@
 import { z } from 'zod';
+import { creditsToMicro, type MicroPrice } from '../billing/money.js';
 import { IMAGE_QUALITIES, IMAGE_SIZES, IMAGE_STYLES } from '../providers/openai/openai-images.wire.js';
-import { usageRulesSchema } from '../moderation/usage-rules.js';
+import { ENDPOINTS } from '../endpoints.js';
+import { PROVIDER_KIND_NAMES } from '../providers/types.js';
+import { usageRulesSchema } from './usage-rules.schema.js';
 
-/** Every public path a model may advertise. */
-export const ENDPOINTS = [
-  '/v1/chat/completions',
-  '/v1/messages',
-  '/v1/messages/count_tokens',
-  '/v1/responses',
-  '/v1/responses/compact',
-  '/v1/embeddings',
-  '/v1/moderations',
-  '/v1/images/generations',
-  '/v1/images/edits',
-  '/v1/audio/speech',
-  '/v1/audio/transcriptions',
-  '/v1/audio/translations',
-  '/v1/videos',
-] as const;
-export type Endpoint = (typeof ENDPOINTS)[number];
+export { ENDPOINTS, type Endpoint } from '../endpoints.js';
 
 const credits = z.number().nonnegative().finite();
 
@@ -41,6 +28,19 @@ export const pricingSchema = z.strictObject({
 });
 export type Pricing = z.infer<typeof pricingSchema>;
 
+/** A model's prices in integer micro-credits, as billing counts them. */
+export function toMicroPrice(pricing: Pricing): MicroPrice {
+  return {
+    inputPerMillion: creditsToMicro(pricing.input),
+    outputPerMillion: creditsToMicro(pricing.output),
+    cachedInputPerMillion: creditsToMicro(pricing.cachedInput ?? pricing.input),
+    image: creditsToMicro(pricing.image ?? 0),
+    second: creditsToMicro(pricing.second ?? 0),
+    character: creditsToMicro(pricing.character ?? 0),
+    request: creditsToMicro(pricing.request ?? 0),
+  };
+}
+
 const secretReference = z
   .string()
   .regex(/^env:[A-Za-z_][A-Za-z0-9_]*$/, 'must reference an environment variable as "env:NAME"; secrets are not stored in the config');
@@ -49,7 +49,7 @@ const identifier = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$/, 'let
 
 export const providerEntrySchema = z.strictObject({
   id: identifier,
-  kind: z.enum(['openai', 'anthropic', 'mock']),
+  kind: z.enum(PROVIDER_KIND_NAMES),
   /** Base URL including the version prefix (`https://api.openai.com/v1`). Not needed for `mock`. */
   baseUrl: z.url().optional(),
   apiKey: secretReference.optional(),
@@ -97,7 +97,7 @@ export const familyEntrySchema = z.strictObject({
     .strictObject({
       /** Whether requests of this family are checked at all (default: yes, when restricted). */
       enabled: z.boolean().default(true),
-      /** Categories, thresholds, patterns and actions (server/moderation/usage-rules.ts); default: DEFAULT_USAGE_RULES. */
+      /** Categories, thresholds, patterns and actions (usage-rules.schema.ts); default: DEFAULT_USAGE_RULES. */
       rules: usageRulesSchema.optional(),
     })
     .optional(),

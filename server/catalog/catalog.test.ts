@@ -57,3 +57,68 @@ describe('image capabilities of a model', () => {
     expect(parse({ colours: 3 })).toBe(false);
   });
 });
+
+describe('catalog files in JSON or YAML', () => {
+  function withFile(name: string, text: string, check: (file: string) => void): void {
+    const directory = mkdtempSync(path.join(os.tmpdir(), 'umg-catalog-'));
+    try {
+      const file = path.join(directory, name);
+      writeFileSync(file, text);
+      check(file);
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
+  }
+
+  it('reads a .yaml or .yml file as YAML, to the same catalog as its JSON', () => {
+    const yaml = [
+      'providers:',
+      '  - id: p',
+      '    kind: mock',
+      'models:',
+      '  - id: m',
+      '    ownedBy: x',
+      '    provider: p',
+      '    upstreamModel: m',
+      '    endpoints: [/v1/chat/completions]',
+      '    pricing: { input: 1, output: 2 }',
+      'families:',
+      '  companion: { restricted: true }',
+    ].join('\n');
+    const json = {
+      providers: [{ id: 'p', kind: 'mock' }],
+      models: [{ id: 'm', ownedBy: 'x', provider: 'p', upstreamModel: 'm', endpoints: ['/v1/chat/completions'], pricing: { input: 1, output: 2 } }],
+      families: { companion: { restricted: true } },
+    };
+    let fromJson: CatalogFile | undefined;
+    withFile('catalog.json', JSON.stringify(json), (file) => (fromJson = loadCatalogSource(file)));
+    for (const name of ['catalog.yaml', 'catalog.YML']) {
+      withFile(name, yaml, (file) => expect(loadCatalogSource(file)).toEqual(fromJson));
+    }
+  });
+
+  it('says where a syntax error is without quoting the text around it', () => {
+    const pasted = 'sk-live-0123456789abcdef';
+    withFile('catalog.json', `{"providers": [{"id": "p", "kind": "mock", "apiKey": ${pasted}}], "models": []}`, (file) => {
+      expect(() => loadCatalogSource(file)).toThrow(CatalogConfigError);
+      expect(() => loadCatalogSource(file)).toThrow(/catalog\.json: not valid JSON/);
+      expect(() => loadCatalogSource(file)).not.toThrow(/0123456789/);
+    });
+    withFile('catalog.json', '{\n  "providers": [],\n  "models": [,]\n}', (file) => {
+      expect(() => loadCatalogSource(file)).toThrow(/catalog\.json: not valid JSON: Unexpected token ','$/);
+    });
+    withFile('catalog.json', '{\n  "providers": []\n  "models": []\n}', (file) => {
+      expect(() => loadCatalogSource(file)).toThrow(/not valid JSON at line 3, column 3: Expected ',' or '}' after property value$/);
+    });
+    withFile('catalog.yaml', `providers:\n  - id: p\n    apiKey: [${pasted}\nmodels: []\n`, (file) => {
+      expect(() => loadCatalogSource(file)).toThrow(/catalog\.yaml: not valid YAML at line \d+, column \d+/);
+      expect(() => loadCatalogSource(file)).not.toThrow(/0123456789/);
+    });
+  });
+
+  it('names the field of a YAML file that breaks the schema', () => {
+    withFile('catalog.yml', 'providers: []\nmodels:\n  - id: m\n    pricing: { input: -1, output: 0 }\n', (file) => {
+      expect(() => loadCatalogSource(file)).toThrow(/catalog\.yml: models\[0\]\./);
+    });
+  });
+});

@@ -256,6 +256,11 @@ export const COMMANDS: Record<string, Command> = {
     flags: {},
     run: (client) => client.admin.adminToken.rotate.mutate(),
   },
+  'catalog:reload': {
+    usage: '   (the gateway GATEWAY_URL reaches reads its GATEWAY_CONFIG again; every instance on the database follows; an invalid file changes nothing)',
+    flags: {},
+    run: (client) => client.admin.catalog.reload.mutate(),
+  },
   'providers:health': {
     usage: '   (the instance GATEWAY_URL reaches: its cooled-down deployments; --direct sees a fresh, empty state)',
     flags: {},

@@ -1,8 +1,7 @@
 import type { User } from '../../db/schema.js';
 import type { AuthContext } from '../auth/authenticate.js';
-import type { Context } from '../context.js';
 import { GatewayError } from '../errors.js';
-import { requireSession } from './sessions.js';
+import { requireSession, type SessionRequest } from './sessions.js';
 
 /**
  * The session user's account as an API key's AuthContext, so procedures and
@@ -13,7 +12,7 @@ import { requireSession } from './sessions.js';
  * sign in and read, and every change answers 403 ACCOUNT_DISABLED. Both are
  * read from the auth cache (no database round trip).
  */
-export async function accountAuthOf(ctx: Context, user: User, type: string): Promise<AuthContext> {
+export async function accountAuthOf(ctx: SessionRequest, user: User, type: string): Promise<AuthContext> {
   if (!user.account_id) throw new GatewayError('FORBIDDEN', 'Staff users have no account of their own; use the staff pages.');
   const account = await ctx.services.authCache.getAccount(user.account_id);
   if (!account) throw new GatewayError('NOT_FOUND', 'The account of this user no longer exists.');
@@ -25,7 +24,7 @@ export async function accountAuthOf(ctx: Context, user: User, type: string): Pro
 }
 
 /** The session (from its cookie) and its account, as {@link accountAuthOf} checks them (the dashboard's video previews). */
-export async function sessionAccountAuth(ctx: Context, type = 'query'): Promise<AuthContext> {
+export async function sessionAccountAuth(ctx: SessionRequest, type = 'query'): Promise<AuthContext> {
   const { user } = await requireSession(ctx, type);
   return accountAuthOf(ctx, user, type);
 }

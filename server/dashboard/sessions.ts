@@ -1,9 +1,13 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { deleteSession, deleteUserSessions, findLiveSession, findUserByEmail, insertSession } from '../../db/queries/users.queries.js';
-import type { User, UserSession } from '../../db/schema.js';
+import type { Kysely } from 'kysely';
+import type { Database, User, UserSession } from '../../db/schema.js';
 import { newId } from '../auth/api-keys.js';
-import type { Context, WebRequest } from '../context.js';
+import type { AuthCache } from '../auth/auth-cache.js';
+import type { GatewayConfig } from '../config.js';
 import { GatewayError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import type { RateLimiter } from '../ratelimit/rate-limiter.js';
 import { verifyPassword } from './passwords.js';
 import { normalizeEmail } from './users.service.js';
 
@@ -17,6 +21,27 @@ import { normalizeEmail } from './users.service.js';
  */
 
 export const SESSION_COOKIE = 'umg_session';
+
+/** What the dashboard's sign-in reads from and writes to the HTTP exchange. */
+export interface WebRequest {
+  /** The `Cookie` header. */
+  cookie: string | undefined;
+  /** The `x-csrf-token` header. */
+  csrfToken: string | undefined;
+  /** Whether the browser reached us over TLS (directly, or per a trusted proxy's `X-Forwarded-Proto`). */
+  secure: boolean;
+  /** Adds a `Set-Cookie` header to the answer. */
+  setCookie(value: string): void;
+}
+
+/** What sessions read of a request (a procedure's context has all of it). */
+export interface SessionRequest {
+  services: { db: Kysely<Database>; config: Pick<GatewayConfig, 'dashboard'>; rateLimiter: RateLimiter; log: Logger; authCache: AuthCache };
+  requestId: string;
+  clientAddress: string;
+  /** The browser side of the request; absent for callers other than the dashboard. */
+  web?: WebRequest;
+}
 
 export interface SessionContext {
   session: UserSession;
@@ -46,20 +71,20 @@ function cookie(web: WebRequest, value: string, maxAgeSeconds: number): string {
   return [`${SESSION_COOKIE}=${value}`, 'Path=/', 'HttpOnly', 'SameSite=Strict', `Max-Age=${maxAgeSeconds}`, ...(web.secure ? ['Secure'] : [])].join('; ');
 }
 
-function requireWeb(ctx: Context): WebRequest {
+function requireWeb(ctx: SessionRequest): WebRequest {
   if (!ctx.web) throw new GatewayError('SESSION_REQUIRED', 'Dashboard sessions are used over HTTP at /trpc.');
   return ctx.web;
 }
 
 /** The session named by the request's cookie, or undefined. */
-export async function readSession(ctx: Context): Promise<SessionContext | undefined> {
+export async function readSession(ctx: SessionRequest): Promise<SessionContext | undefined> {
   const token = readCookie(ctx.web?.cookie, SESSION_COOKIE);
   if (!token || token.length > 200) return undefined;
   return findLiveSession(ctx.services.db, sha256(token));
 }
 
 /** The session, and for a mutation its CSRF token checked; or SESSION_REQUIRED / CSRF_REJECTED. */
-export async function requireSession(ctx: Context, type: string): Promise<SessionContext> {
+export async function requireSession(ctx: SessionRequest, type: string): Promise<SessionContext> {
   const found = await readSession(ctx);
   if (!found) throw new GatewayError('SESSION_REQUIRED', 'Sign in to the dashboard first (no session, or it has ended).');
   if (type !== 'query') {
@@ -71,7 +96,7 @@ export async function requireSession(ctx: Context, type: string): Promise<Sessio
   return found;
 }
 
-async function checkLoginRate(ctx: Context, email: string): Promise<void> {
+async function checkLoginRate(ctx: SessionRequest, email: string): Promise<void> {
   const { loginAttemptsPerUser, loginAttemptsPerAddress } = ctx.services.config.dashboard;
   const [byUser, byAddress] = await Promise.all([
     ctx.services.rateLimiter.check(`login:user:${sha256(email)}`, loginAttemptsPerUser),
@@ -85,7 +110,7 @@ async function checkLoginRate(ctx: Context, email: string): Promise<void> {
 }
 
 /** Signs in: a new session row and its cookie. Wrong email and wrong password answer alike. */
-export async function login(ctx: Context, input: { email: string; password: string }): Promise<SessionContext> {
+export async function login(ctx: SessionRequest, input: { email: string; password: string }): Promise<SessionContext> {
   const web = requireWeb(ctx);
   const email = normalizeEmail(input.email);
   await checkLoginRate(ctx, email);
@@ -113,7 +138,7 @@ export async function login(ctx: Context, input: { email: string; password: stri
   return { session, user };
 }
 
-export async function logout(ctx: Context, current: SessionContext, everywhere: boolean): Promise<number> {
+export async function logout(ctx: SessionRequest, current: SessionContext, everywhere: boolean): Promise<number> {
   const web = requireWeb(ctx);
   let ended = 1;
   if (everywhere) ended = await deleteUserSessions(ctx.services.db, current.user.id);

@@ -11,7 +11,7 @@ import type { CatalogModel } from '../catalog/catalog.js';
 import type { Endpoint } from '../catalog/catalog.schema.js';
 import type { BridgeReport, CanonicalMessage, CanonicalRequest, CanonicalResponse } from '../providers/canonical.js';
 import type { ChatAdapter, NativeRequestBuilder, ProviderConnection, UpstreamTransport } from '../providers/types.js';
-import { estimateRequestTokens } from '../request-tokens.js';
+import { estimateRequestTokens } from '../providers/request-tokens.js';
 import type { AnswerIdentity, ClientCodec } from './codec.js';
 import { usageOfResponse } from './delivery-tracker.js';
 import type { Meter } from './metering.js';

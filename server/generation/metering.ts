@@ -12,8 +12,9 @@ import type { Endpoint } from '../catalog/catalog.schema.js';
 import { ClientAbortedError, GatewayError, toGatewayError } from '../errors.js';
 import type { Billing } from '../billing/billing.js';
 import type { Observability } from '../observability/observability.js';
-import type { DiscountSource } from '../services.js';
+import type { DiscountSource } from '../billing/discount-settings.js';
 import { redactError } from './redaction.js';
+import type { RequestObservation } from '../observability/observation.js';
 
 /** What a request used, in the units its model is priced in. */
 export type MeteredUsage = BillableUsage;
@@ -34,6 +35,8 @@ export interface MeterOptions {
   model: CatalogModel;
   endpoint: Endpoint;
   stream: boolean;
+  /** The request's observation (metrics, access log, spans); absent for background jobs. */
+  observation?: RequestObservation;
 }
 
 export interface Settlement {
@@ -90,7 +93,7 @@ export class Meter {
   /** Holds the cost of the most the request can use (402 when the balance cannot cover it). */
   async hold(maximum: MeteredUsage): Promise<void> {
     const amount = this.costOf(maximum);
-    await this.options.deps.observability.hold(amount, () => this.options.deps.billing.hold(this.options.auth.account.id, amount));
+    await this.options.deps.observability.hold(this.options.observation, amount, () => this.options.deps.billing.hold(this.options.auth.account.id, amount));
     this.held = amount;
   }
 
@@ -114,7 +117,7 @@ export class Meter {
       heldAmount: this.held,
     });
     deps.billing.record(entry);
-    deps.observability.usage(entry, this.held > 0);
+    deps.observability.usage(this.options.observation, entry, this.held > 0);
   }
 
   /**

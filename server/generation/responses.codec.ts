@@ -3,7 +3,8 @@ import type { StreamDecoder } from '../providers/types.js';
 import { fromResponsesRequest } from '../translate/responses/from-responses-request.js';
 import { ResponsesStreamDecoder } from '../translate/responses/responses-stream-decoder.js';
 import { ResponsesStreamEncoder } from '../translate/responses/responses-stream-encoder.js';
-import type { ResponseObject, ResponsesRequest, ResponsesStreamEvent } from '../translate/responses/responses.wire.js';
+import type { ResponsesRequest } from '../translate/responses/responses.wire.js';
+import type { ResponseObject, ResponsesStreamEvent } from '../translate/responses/responses-object.wire.js';
 import { fromResponsesResponse, toResponsesResponse } from '../translate/responses/to-responses-response.js';
 import type { ClientCodec } from './codec.js';
 

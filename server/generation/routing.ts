@@ -5,7 +5,6 @@
  */
 import type { AuthContext } from '../auth/authenticate.js';
 import type { Catalog, CatalogModel, ResolvedDeployment } from '../catalog/catalog.js';
-import type { RestrictedFamilies } from '../restricted/families.js';
 import type { Endpoint } from '../catalog/catalog.schema.js';
 import { GatewayError, UpstreamError } from '../errors.js';
 import type { BridgeReport } from '../providers/canonical.js';
@@ -15,6 +14,7 @@ import type { GatewayConfig } from '../config.js';
 import type { Observability } from '../observability/observability.js';
 import type { Services } from '../services.js';
 import { createTransport } from '../upstream/transport.js';
+import type { RequestObservation } from '../observability/observation.js';
 import { hasLiveGrant } from '../restricted/grants.js';
 
 /** Everything an operation needs from its procedure's context. */
@@ -34,12 +34,13 @@ export interface OperationContext {
   canStream: boolean;
   /** The client's address (kept with a usage review of the restricted family). */
   clientAddress?: string;
+  /** What the request did, for metrics, the access log and spans (absent for background jobs). */
+  observation?: RequestObservation;
 }
 
 /** What model resolution reads: the catalog and the restricted families. */
 export interface ModelDeps {
   catalog: Pick<Catalog, 'get'>;
-  restricted: Pick<RestrictedFamilies, 'familyOf'>;
 }
 
 /** Resolves the model and checks what the account may do with it, before anything is held or sent. */
@@ -53,7 +54,7 @@ export function resolveModel(services: ModelDeps, auth: AuthContext, modelId: un
     throw new GatewayError('UNSUPPORTED_ENDPOINT', `The model '${modelId}' does not support ${endpoint}.`, { param: 'model' });
   }
   // A restricted family needs a live grant, checked from the cached account (expiry at request time).
-  const family = services.restricted.familyOf(model);
+  const family = model.restrictedFamily;
   if (family !== undefined && !hasLiveGrant(auth.account, family.name, Date.now())) {
     throw new GatewayError('ACCESS_NOT_GRANTED', `The model '${modelId}' belongs to the restricted family '${family.name}', which this account has no access grant for.`, { param: 'model' });
   }
@@ -146,6 +147,7 @@ export interface RoutingContext {
   services: RoutingDeps;
   requestId: string;
   signal: AbortSignal;
+  observation?: RequestObservation;
 }
 
 export interface RouteOptions {
@@ -182,10 +184,11 @@ export async function routeDeployments<Op extends Operation, Result>(
       signal: options.signal ?? context.signal,
       timeouts: services.config.upstream,
       maxRetries: options.maxRetries,
+      observation: context.observation,
     });
     try {
       const step = { deployment, adapter: adapterFor(deployment.provider.kind, operation)!, transport, last: index === deployments.length - 1 };
-      return await services.providerHealth.track(model.id, deployment, () => services.observability.attempt(operation, model.id, deployment, index, () => attempt(step)));
+      return await services.providerHealth.track(model.id, deployment, () => services.observability.attempt(context.observation, operation, model.id, deployment, index, () => attempt(step)));
     } catch (error) {
       lastError = error;
       if (error instanceof UpstreamError && canFallOver(error) && index < deployments.length - 1) {

@@ -69,5 +69,6 @@ const PROBE_ROUTES = new Set(['/healthz', '/readyz', '/metrics']);
 
 export function writeAccessLog(log: Logger, level: AccessLogLevel, entry: AccessLogEntry): void {
   if (level === 'off') return;
-  log[PROBE_ROUTES.has(entry.route) ? 'debug' : level]('http.access', entry as unknown as Record<string, unknown>);
+  // Flat fields of known names: masked strings, no generic walk (see Logger.flat).
+  log.flat(PROBE_ROUTES.has(entry.route) ? 'debug' : level, 'http.access', entry as unknown as Parameters<Logger['flat']>[2]);
 }

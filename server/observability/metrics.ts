@@ -141,6 +141,28 @@ export class GatewayMetrics {
     collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: 10 });
   }
 
+  /**
+   * Drops the series labelled with a model or provider a catalog reload took
+   * away, so that the label sets stay bounded by the catalog (an answer still
+   * in flight for such a model counts it again, once).
+   */
+  async forgetCatalogLabels(models: ReadonlySet<string>, providers: ReadonlySet<string>): Promise<void> {
+    if (models.size === 0 && providers.size === 0) return;
+    const labelled = [this.requests, this.timeToFirstByte, this.upstreamDuration, this.failovers, this.tokens, this.credits, this.usageRows] as unknown as Counter<string>[];
+    for (const metric of labelled) {
+      const { values } = await metric.get();
+      for (const { labels } of values as Array<{ labels: Record<string, string | number | undefined> }>) {
+        const model = labels.model;
+        const provider = labels.provider;
+        if ((typeof model === 'string' && models.has(model)) || (typeof provider === 'string' && providers.has(provider))) {
+          // A histogram's buckets carry `le` besides the metric's own labels.
+          const { le: _bucket, ...own } = labels;
+          metric.remove(own as Record<string, string>);
+        }
+      }
+    }
+  }
+
   /** Counts one usage row: tokens and credits by model. */
   recordUsage(entry: UsageRecord): void {
     const model = entry.model;

@@ -17,7 +17,7 @@ import type { Logger } from '../logger.js';
 import type { UpstreamHttpRequest } from '../providers/types.js';
 import { accessLogEntry, writeAccessLog } from './access-log.js';
 import { GatewayMetrics, type MetricSources } from './metrics.js';
-import { RequestObservation, currentObservation, runObserved } from './observation.js';
+import { RequestObservation } from './observation.js';
 import { Tracing, failSpan, traceHeaders } from './tracing.js';
 
 export interface ObservabilityOptions {
@@ -65,6 +65,7 @@ export class Observability {
     const { metrics, tracing, options } = this;
     return (ctx, next) => {
       const observation = new RequestObservation(ctx.state.requestId as string, ctx.method);
+      ctx.state.observation = observation;
       const req = ctx.req;
       const res = ctx.res;
       observation.span = tracing.tracer
@@ -113,7 +114,7 @@ export class Observability {
           accessLogEntry(observation, { status, code, aborted, endedAt, bytesIn: Number.isFinite(declared) ? declared : 0, clientAddress: clientAddressOf(ctx) }),
         );
       });
-      return runObserved(observation, next);
+      return next();
     };
   }
 
@@ -160,8 +161,7 @@ export class Observability {
   }
 
   /** Authorisation of a request (its span; the account and key ids for the access log). */
-  async authorize<T extends { account: { id: string }; key: { id: string } }>(run: () => Promise<T>): Promise<T> {
-    const observation = currentObservation();
+  async authorize<T extends { account: { id: string }; key: { id: string } }>(observation: RequestObservation | undefined, run: () => Promise<T>): Promise<T> {
     const span = this.tracing.startChild(observation?.span, 'gateway.auth', {});
     try {
       const auth = await run();
@@ -178,8 +178,8 @@ export class Observability {
   }
 
   /** The credit hold of a request (its span; the open-holds gauge). */
-  async hold(amount: number, run: () => Promise<void>): Promise<void> {
-    const span = this.tracing.startChild(currentObservation()?.span, 'gateway.credit_hold', { 'gateway.hold_microcredits': amount });
+  async hold(observation: RequestObservation | undefined, amount: number, run: () => Promise<void>): Promise<void> {
+    const span = this.tracing.startChild(observation?.span, 'gateway.credit_hold', { 'gateway.hold_microcredits': amount });
     try {
       await run();
       if (amount > 0) this.metrics.holdsOpen.inc();
@@ -191,8 +191,7 @@ export class Observability {
   }
 
   /** One attempt on one deployment: its span (a CLIENT span per the GenAI conventions), duration and outcome. */
-  async attempt<T>(operation: string, modelId: string, deployment: ResolvedDeployment, index: number, run: () => Promise<T>): Promise<T> {
-    const observation = currentObservation();
+  async attempt<T>(observation: RequestObservation | undefined, operation: string, modelId: string, deployment: ResolvedDeployment, index: number, run: () => Promise<T>): Promise<T> {
     const provider = deployment.provider.id;
     if (observation) {
       if (index > 0 && observation.provider) this.metrics.failovers.inc({ provider: observation.provider });
@@ -234,10 +233,9 @@ export class Observability {
   }
 
   /** A usage row: token and credit counters; the request's model, tokens and cost for its access line and span. */
-  usage(entry: UsageRecord, releasedHold: boolean): void {
+  usage(observation: RequestObservation | undefined, entry: UsageRecord, releasedHold: boolean): void {
     this.metrics.recordUsage(entry);
     if (releasedHold) this.metrics.holdsOpen.dec();
-    const observation = currentObservation();
     if (!observation || observation.requestId !== entry.requestId) return;
     observation.model = entry.model;
     observation.provider = entry.provider ?? observation.provider;
@@ -264,8 +262,8 @@ export class Observability {
 }
 
 /** An upstream request with the attempt's `traceparent` while tracing; the request itself otherwise. */
-export function withTraceContext(request: UpstreamHttpRequest): UpstreamHttpRequest {
-  const span = currentObservation()?.attemptSpan;
+export function withTraceContext(request: UpstreamHttpRequest, observation: RequestObservation | undefined): UpstreamHttpRequest {
+  const span = observation?.attemptSpan;
   return span ? { ...request, headers: { ...request.headers, ...traceHeaders(span) } } : request;
 }
 

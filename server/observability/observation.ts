@@ -1,11 +1,11 @@
 /**
- * What one request did, gathered as it runs: the hook points deep in the
- * pipeline (routing, metering, the upstream transport) find the request's
- * observation through an AsyncLocalStorage instead of having it threaded
- * through every call, and compat/ reads it once the answer has ended (access
- * log, request metrics, the server span's last attributes).
+ * What one request did, gathered as it runs: compat/ creates it, the request's context
+ * carries it to the hook points deep in the pipeline (authorisation, the credit hold, each
+ * upstream attempt, the usage row), and compat/ reads it once the answer has ended (access
+ * log, request metrics, the server span's last attributes). It travels as an argument, not
+ * through an AsyncLocalStorage: on Node 20 one storage in use makes every promise of the
+ * process pay async hooks.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Span } from '@opentelemetry/api';
 
 export class RequestObservation {
@@ -43,13 +43,3 @@ export class RequestObservation {
   ) {}
 }
 
-const storage = new AsyncLocalStorage<RequestObservation>();
-
-/** The observation of the request this code runs for; undefined outside one (background jobs, the CLI). */
-export function currentObservation(): RequestObservation | undefined {
-  return storage.getStore();
-}
-
-export function runObserved<T>(observation: RequestObservation, run: () => T): T {
-  return storage.run(observation, run);
-}

@@ -8,9 +8,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../db/schema.js';
 import type { AuthContext } from '../auth/authenticate.js';
 import type { UsageEntry } from '../billing/billing.js';
-import { toMicroPrice } from '../billing/money.js';
 import type { CatalogModel, ResolvedDeployment } from '../catalog/catalog.js';
-import { modelEntrySchema, providerEntrySchema } from '../catalog/catalog.schema.js';
+import { modelEntrySchema, providerEntrySchema, toMicroPrice } from '../catalog/catalog.schema.js';
 import { GatewayError, UpstreamError } from '../errors.js';
 import { createLogger } from '../logger.js';
 import { ProviderHealth } from '../providers/provider-health.js';
@@ -64,6 +63,7 @@ function embeddingsModel(): CatalogModel {
     price: toMicroPrice(entry.pricing),
     deployments: [deployment('primary', 0), deployment('backup', 1)],
     secrets: [],
+    restrictedFamily: undefined,
     publicJson: { id: entry.id, object: 'model', created: 0, owned_by: entry.ownedBy },
   };
 }
@@ -73,15 +73,14 @@ function setup(balance = 1_000_000_000) {
   const billing = new InMemoryBilling(balance);
   const services: OperationDeps = {
     catalog: { get: (id) => (id === model.id ? model : undefined) },
-    restricted: { familyOf: () => undefined },
     discounts: { percentageFor: () => 0 },
     billing,
-    observability: { hold: (_amount, run) => run(), usage: () => undefined, attempt: (_operation, _model, _deployment, _index, run) => run() },
+    observability: { hold: (_observation, _amount, run) => run(), usage: () => undefined, attempt: (_observation, _operation, _model, _deployment, _index, run) => run() },
     providerHealth: new ProviderHealth({ failures: 100, windowMs: 60_000, cooldownMs: 60_000 }),
     upstream,
     config: { upstream: { connectTimeoutMs: 1_000, firstByteTimeoutMs: 1_000, idleTimeoutMs: 1_000, maxRetries: 0, retryBaseDelayMs: 1 } },
     log,
-    // The usage check reads the database only for a restricted family; this model has none.
+    // The usage check writes to the database only for a restricted family; this model has none.
     db: {} as Kysely<Database>,
   };
   const auth = { account: { id: 'acct-1' }, key: { id: 'key-1' } } as AuthContext;

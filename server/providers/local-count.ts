@@ -6,7 +6,7 @@
 import type { MessagesRequest } from './anthropic/anthropic.wire.js';
 import { fromAnthropicRequest } from './anthropic/from-anthropic-request.js';
 import type { CountTokensAdapter } from './types.js';
-import { estimateRequestTokens } from '../request-tokens.js';
+import { estimateRequestTokens } from './request-tokens.js';
 
 export function estimateMessagesTokens(body: Record<string, unknown>): number {
   const { request } = fromAnthropicRequest({ ...body, max_tokens: 1 } as MessagesRequest);

@@ -35,6 +35,17 @@ describe('ProviderHealth', () => {
     expect(health.arrange('model', [A])).toEqual([A]);
   });
 
+  it('forgets the deployments a catalog reload took away, and only those', async () => {
+    const health = new ProviderHealth({ failures: 1, windowMs: 1_000, cooldownMs: 5_000 });
+    await health.track('model', A, failure).catch(() => undefined);
+    await health.track('model', B, failure).catch(() => undefined);
+    await health.track('other', A, failure).catch(() => undefined);
+    health.forget((model, provider) => !(model === 'model' && provider === 'a') && model !== 'gone');
+    expect(health.snapshot().map((entry) => `${entry.model}/${entry.provider}`)).toEqual(['model/b', 'other/a']);
+    // Added back, the deployment starts healthy.
+    expect(health.arrange('model', [A, B])).toEqual([A]);
+  });
+
   it('lets exactly one probe through when half-open; success heals, failure cools again', async () => {
     const time = clock();
     const health = new ProviderHealth({ failures: 1, windowMs: 1_000, cooldownMs: 5_000 }, time.now);

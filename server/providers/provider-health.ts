@@ -11,8 +11,12 @@
  * round trip on every request, and the worst case of not sharing is one
  * failed attempt per instance per cooldown.
  */
-import type { ResolvedDeployment } from '../catalog/catalog.js';
 import { UpstreamError } from '../errors.js';
+
+/** What health is kept by: one model on one provider (the catalog's `ResolvedDeployment` is one). */
+export interface TrackedDeployment {
+  provider: { id: string };
+}
 
 export interface ProviderHealthConfig {
   /** Failures in a row (within the window) that cool a deployment down. */
@@ -63,9 +67,9 @@ export class ProviderHealth {
     private readonly now: () => number = Date.now,
   ) {}
 
-  private entry(model: string, deployment: ResolvedDeployment, create: true): Entry;
-  private entry(model: string, deployment: ResolvedDeployment, create: false): Entry | undefined;
-  private entry(model: string, deployment: ResolvedDeployment, create: boolean): Entry | undefined {
+  private entry(model: string, deployment: TrackedDeployment, create: true): Entry;
+  private entry(model: string, deployment: TrackedDeployment, create: false): Entry | undefined;
+  private entry(model: string, deployment: TrackedDeployment, create: boolean): Entry | undefined {
     const key = `${model}\u0000${deployment.provider.id}`;
     let entry = this.entries.get(key);
     if (!entry && create) {
@@ -91,7 +95,7 @@ export class ProviderHealth {
    * ones whose probe is out) are left out while another remains; when none
    * is usable, all are tried — a cooldown never refuses a request by itself.
    */
-  arrange(model: string, deployments: ResolvedDeployment[]): ResolvedDeployment[] {
+  arrange<Deployment extends TrackedDeployment>(model: string, deployments: Deployment[]): Deployment[] {
     if (this.entries.size === 0) return deployments;
     const now = this.now();
     const usable = deployments.filter((deployment) => this.usable(this.entry(model, deployment, false), now));
@@ -99,7 +103,7 @@ export class ProviderHealth {
   }
 
   /** Runs one attempt on a deployment and records what it says of the provider. */
-  async track<T>(model: string, deployment: ResolvedDeployment, attempt: () => Promise<T>): Promise<T> {
+  async track<T>(model: string, deployment: TrackedDeployment, attempt: () => Promise<T>): Promise<T> {
     const existing = this.entry(model, deployment, false);
     const probe = existing !== undefined && this.stateOf(existing, this.now()) === 'half-open' && !existing.probing;
     if (probe) existing.probing = true;
@@ -140,6 +144,17 @@ export class ProviderHealth {
     entry.probing = false;
     entry.failureTimes = [];
     entry.cooldowns++;
+  }
+
+  /**
+   * Drops the state of deployments a catalog reload took away (the model, or
+   * the model's deployment on that provider): they are no longer reported,
+   * and a deployment added back later starts healthy.
+   */
+  forget(stillDeployed: (model: string, provider: string) => boolean): void {
+    for (const [key, entry] of this.entries) {
+      if (!stillDeployed(entry.model, entry.provider)) this.entries.delete(key);
+    }
   }
 
   /** Every deployment that failed at least once since start, for /metrics, /readyz and the admin procedure. */

@@ -3,7 +3,7 @@
  * the adapter of each. Routing, failover and metering are shared by every
  * operation; nothing outside this file switches on a provider kind.
  */
-import type { Endpoint } from '../catalog/catalog.schema.js';
+import type { Endpoint } from '../endpoints.js';
 import { anthropicChatAdapter, anthropicCountTokensAdapter } from './anthropic/anthropic.adapter.js';
 import { localCountTokensAdapter } from './local-count.js';
 import { mockChatAdapter, mockCountTokensAdapter } from './mock/mock.adapters.js';

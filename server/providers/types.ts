@@ -17,7 +17,8 @@ import type { ImagesResponse, ImageStreamEvent } from './openai/openai-images.wi
 export type ChatFormat = 'chat' | 'messages' | 'responses';
 
 /** Every kind of provider the catalog can name. */
-export type ProviderKind = 'openai' | 'anthropic' | 'mock';
+export const PROVIDER_KIND_NAMES = ['openai', 'anthropic', 'mock'] as const;
+export type ProviderKind = (typeof PROVIDER_KIND_NAMES)[number];
 
 /** A provider as configured (secrets already resolved from the environment). */
 export interface ProviderConnection {

@@ -3,6 +3,7 @@ import { addToRateWindow, deleteRateWindowsBefore } from '../../db/queries/rate-
 import type { Database } from '../../db/schema.js';
 import {
   UNLIMITED,
+  WINDOW_MS,
   minuteWindow,
   normalizeLimit,
   toRateLimitResult,
@@ -17,8 +18,7 @@ export interface DatabaseRateLimiterOptions {
   log?: RateLimiterLog;
 }
 
-// A literal, not 5 * WINDOW_MS: rate-limiter.ts imports this module, so its values are not initialised yet here.
-const DEFAULT_RETENTION_MS = 300_000;
+const DEFAULT_RETENTION_MS = 5 * WINDOW_MS;
 
 /**
  * Fixed one-minute windows in the `rate_limits` table (see rate-limiter.ts

@@ -10,7 +10,8 @@ import { postgresIsUp, redisIsUp, TEST_REDIS_DB, testRedisUrl } from '../../test
 import { DatabaseRateLimiter } from './database-rate-limiter.js';
 import { GuardedRateLimiter } from './guarded-rate-limiter.js';
 import { RedisRateLimiter } from './redis-rate-limiter.js';
-import { UNLIMITED, createRateLimiter, minuteWindow, normalizeLimit, toRateLimitResult, type RateLimiter } from './rate-limiter.js';
+import { createRateLimiter } from './create-rate-limiter.js';
+import { UNLIMITED, minuteWindow, normalizeLimit, toRateLimitResult, type RateLimiter } from './rate-limiter.js';
 
 const REDIS_URL = testRedisUrl();
 /** 12:00:10 UTC on 22 November 2026: ten seconds into a window. */

@@ -18,14 +18,10 @@
  * Window boundaries come from each instance's own clock (or the `now` passed
  * in), so instances should keep NTP time; a skew of a second or two only
  * moves the boundary.
+ *
+ * This module holds the contract and the window arithmetic that the stores
+ * share; `create-rate-limiter.ts` picks a store.
  */
-import type { Kysely } from 'kysely';
-import type { Database } from '../../db/schema.js';
-// These two import this module's helpers in turn. The cycle is safe as long as
-// they use those helpers only inside functions, never at module top level.
-import { DatabaseRateLimiter } from './database-rate-limiter.js';
-import { GuardedRateLimiter, type RateLimitFailMode } from './guarded-rate-limiter.js';
-import { RedisRateLimiter } from './redis-rate-limiter.js';
 
 export interface RateLimitResult {
   allowed: boolean;
@@ -80,21 +76,4 @@ export function toRateLimitResult(count: number, limit: number, now: number): Ra
     remaining: Math.max(0, limit - count),
     retryAfterSeconds: Math.max(1, Math.ceil((end - now) / 1000)),
   };
-}
-
-export interface CreateRateLimiterOptions {
-  /** When set, counts live in Redis; otherwise in the database. */
-  redisUrl?: string;
-  db: Kysely<Database>;
-  log?: RateLimiterLog;
-  /** While the store fails: let requests through (`open`, the default) or answer 503 (`closed`). */
-  failMode?: RateLimitFailMode;
-  /** How long checks skip a failing store before trying it again, ms. Default 10 000. */
-  breakerOpenMs?: number;
-}
-
-/** The store's limiter behind a circuit breaker and the fail mode. */
-export function createRateLimiter(options: CreateRateLimiterOptions): GuardedRateLimiter {
-  const backend = options.redisUrl ? new RedisRateLimiter(options.redisUrl, { log: options.log }) : new DatabaseRateLimiter(options.db, { log: options.log });
-  return new GuardedRateLimiter(backend, { failMode: options.failMode ?? 'open', breaker: { openMs: options.breakerOpenMs }, log: options.log });
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { CatalogModel } from '../catalog/catalog.js';
 import { catalogFileSchema, type ModelEntry } from '../catalog/catalog.schema.js';
 import { DEMO_CATALOG } from '../catalog/demo-catalog.js';
-import { checkUsage } from '../moderation/usage-rules.js';
+import { checkUsage } from './usage-run.js';
 import { RestrictedFamilies } from './families.js';
 import { hasLiveGrant } from './grants.js';
 

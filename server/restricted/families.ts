@@ -1,10 +1,12 @@
 /**
  * Which model families are restricted and which usage-check policy each runs, from the catalog
- * file (`families`, and a model's `family`). Built once per instance at start, beside the catalog.
+ * file (`families`, and a model's `family`). Built with each catalog version (start, reload); a
+ * model carries its family from the version it was resolved in.
  */
 import type { CatalogModel } from '../catalog/catalog.js';
-import { LEGACY_RESTRICTED_FAMILY, type CatalogFile } from '../catalog/catalog.schema.js';
-import { compileUsageRules, DEFAULT_USAGE_RULES, type CompiledUsageRules } from '../moderation/usage-rules.js';
+import { LEGACY_RESTRICTED_FAMILY, type CatalogFile, type ModelEntry } from '../catalog/catalog.schema.js';
+import { DEFAULT_USAGE_RULES } from './default-usage-rules.js';
+import { compileUsageRules, type CompiledUsageRules } from './usage-rules.js';
 
 /** A restricted family as the hot path needs it. */
 export interface RestrictedFamily {
@@ -29,9 +31,9 @@ export class RestrictedFamilies {
     }
   }
 
-  /** The restricted family of a model, or undefined for every other model (one map lookup). */
-  familyOf(model: CatalogModel): RestrictedFamily | undefined {
-    const family = model.entry.family;
+  /** The restricted family of a model entry, or undefined for every other model (one map lookup). */
+  familyOf(model: Pick<CatalogModel, 'entry'> | ModelEntry): RestrictedFamily | undefined {
+    const family = 'entry' in model ? model.entry.family : model.family;
     return family === undefined ? undefined : this.families.get(family);
   }
 

@@ -10,24 +10,31 @@
  * Of the prompt only the review excerpt (at most 400 characters) is kept, in the review row;
  * log lines carry the decision, the rule, the categories and the unread counts, never prompt text.
  */
+import type { Kysely } from 'kysely';
 import { insertUsageReview } from '../../db/queries/usage-reviews.queries.js';
+import type { Database } from '../../db/schema.js';
 import { newId } from '../auth/api-keys.js';
+import type { AuthContext } from '../auth/authenticate.js';
 import type { CatalogModel } from '../catalog/catalog.js';
-import type { Endpoint } from '../catalog/catalog.schema.js';
+import type { Endpoint } from '../endpoints.js';
 import { GatewayError } from '../errors.js';
-import { excerptOf } from '../moderation/excerpt.js';
-import { checkUsageInWindows, type UsageCheckDecision, type UsageCheckInput } from '../moderation/usage-rules.js';
+import type { Logger } from '../logger.js';
+import { excerptOf } from './excerpt.js';
+import type { UsageCheckDecision, UsageCheckInput } from './usage-rules.js';
+import { checkUsageInWindows } from './usage-run.js';
 import type { CanonicalMessage } from '../providers/canonical.js';
 import type { ChatFormat } from '../providers/types.js';
-import type { OperationContext } from '../generation/routing.js';
-import type { Services } from '../services.js';
 import { readUsageTexts, type UsageReading } from './usage-texts.js';
-import type { RestrictedFamilies, RestrictedFamily } from './families.js';
+import type { RestrictedFamily } from './families.js';
 
-/** What the check uses of a request's context: who asks, and the families, the review table and the log. */
-export type UsageCheckContext = Pick<OperationContext, 'auth' | 'requestId' | 'clientAddress'> & {
-  services: Pick<Services, 'db' | 'log'> & { restricted: Pick<RestrictedFamilies, 'familyOf'> };
-};
+/** What the check needs of the operation it guards (an operation's context has all of it). */
+export interface UsageCheckContext {
+  services: { db: Kysely<Database>; log: Logger };
+  auth: AuthContext;
+  requestId: string;
+  /** Kept with a review record. */
+  clientAddress?: string;
+}
 
 /** What the check reads: the client's body in its format, after the conversation behind `previous_response_id`. */
 export interface UsageCheckRequest {
@@ -84,7 +91,8 @@ function describeUnread(reading: UsageReading): string | undefined {
  * @throws GatewayError `USAGE_CHECK_REJECTED` when the policy rejects the request.
  */
 export async function checkRestrictedUsage(context: UsageCheckContext, model: CatalogModel, endpoint: Endpoint, request: UsageCheckRequest): Promise<void> {
-  const family = context.services.restricted.familyOf(model);
+  // The family of the catalog version the request resolved its model in, whatever reload came since.
+  const family = model.restrictedFamily;
   if (family === undefined || family.usageRules === null) return;
   const reading = readUsageTexts(request.format, request.body, request.history);
   const decision = await checkUsageInWindows(reading, family.usageRules);

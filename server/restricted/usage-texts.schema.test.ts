@@ -24,22 +24,7 @@ import {
 } from '../providers/anthropic/anthropic.wire.js';
 import { chatCompletionRequestSchema, chatContentPartSchema, chatImageUrlPartSchema, chatTextPartSchema } from '../providers/openai/openai.wire.js';
 import type { ChatFormat } from '../providers/types.js';
-import {
-  compactRequestSchema,
-  responsesFunctionCallItemSchema,
-  responsesFunctionCallOutputItemSchema,
-  responsesFunctionToolSchema,
-  responsesInputFilePartSchema,
-  responsesInputImagePartSchema,
-  responsesInputTextPartSchema,
-  responsesItemReferenceSchema,
-  responsesMessageItemSchema,
-  responsesOutputTextPartSchema,
-  responsesReasoningItemSchema,
-  responsesRefusalPartSchema,
-  responsesRequestSchema,
-  responsesToolSchema,
-} from '../translate/responses/responses.wire.js';
+import { compactRequestSchema, responsesFunctionCallItemSchema, responsesFunctionCallOutputItemSchema, responsesFunctionToolSchema, responsesInputFilePartSchema, responsesInputImagePartSchema, responsesInputTextPartSchema, responsesItemReferenceSchema, responsesMessageItemSchema, responsesOutputTextPartSchema, responsesReasoningItemSchema, responsesRefusalPartSchema, responsesRequestSchema, responsesToolSchema } from '../translate/responses/responses.wire.js';
 import { readUsageTexts } from './usage-texts.js';
 
 /**

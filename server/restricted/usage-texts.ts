@@ -16,7 +16,7 @@
  */
 import type { CanonicalMessage } from '../providers/canonical.js';
 import type { ChatFormat } from '../providers/types.js';
-import type { UsageCheckInput, UsageText, UsageTextRole } from '../moderation/usage-rules.js';
+import type { UsageCheckInput, UsageText, UsageTextRole } from './usage-rules.js';
 import { CONVERSATION_FIELDS, JSON_TEXT_FIELDS, MEDIA_KINDS, MEDIA_TEXT_FIELDS, NOT_READ_FIELDS, SYSTEM_FIELDS, TOP_LEVEL_NOT_READ, type UnreadKind } from './usage-fields.js';
 
 export type { UnreadKind } from './usage-fields.js';

@@ -10,12 +10,11 @@
  * the secret's bytes overwritten with `*`, so its length (and a declared
  * `content-length`, and byte ranges over a stored file) stay right.
  */
+import { MIN_SECRET_LENGTH, REDACTED } from '../logger.js';
 import type { UpstreamBody } from '../providers/types.js';
 
-export const REDACTED = '[redacted]';
-
-/** Shorter values are not treated as secrets: they would blank ordinary words (the catalog keeps the same bound). */
-export const MIN_SECRET_LENGTH = 8;
+// The logger's bounds: shorter values are not treated as secrets (they would blank ordinary words).
+export { MIN_SECRET_LENGTH, REDACTED };
 
 const MASK_BYTE = 0x2a; // '*'
 const EMPTY = Buffer.alloc(0);

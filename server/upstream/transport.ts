@@ -5,6 +5,7 @@ import type { ParseUpstreamError, UpstreamResponse, UpstreamTransport } from '..
 import { SseParser, type SseEvent } from '../sse/sse-parser.js';
 import { toTransportError, type UpstreamClient } from './upstream-client.js';
 import { withTraceContext } from '../observability/observability.js';
+import type { RequestObservation } from '../observability/observation.js';
 import { redactionModeOf, SecretRedactor } from './secret-redactor.js';
 
 /** The largest JSON answer read from a provider. */
@@ -20,6 +21,8 @@ export interface TransportOptions {
   maxRetries?: number;
   /** Called before each retry (logs and tests observe retries through it). */
   onRetry?: (attempt: number, error: UpstreamError) => void;
+  /** The request's observation (its attempt span's trace context goes upstream). */
+  observation?: RequestObservation;
 }
 
 function isAbortError(error: unknown): boolean {
@@ -92,7 +95,7 @@ export function createTransport(options: TransportOptions): UpstreamTransport {
     signal,
     async send(request, parseError) {
       const redactedError: ParseUpstreamError = redactor.isEmpty ? parseError : (status, text, headers) => parseError(status, redactor.redactText(text), headers);
-      const response = await client.send(withTraceContext(request), { providerId: provider.id, signal, timeouts, parseError: redactedError, onRetry: options.onRetry });
+      const response = await client.send(withTraceContext(request, options.observation), { providerId: provider.id, signal, timeouts, parseError: redactedError, onRetry: options.onRetry });
       if (redactor.isEmpty) return response;
       return { ...response, body: redactor.redactBody(response.body, redactionModeOf(response.headers['content-type'])) };
     },

@@ -9,7 +9,8 @@
  * nothing for tokens and its hold is released too.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { applyDiscount, computeCost, creditsToMicro, toMicroPrice } from '../../server/billing/money.js';
+import { applyDiscount, computeCost, creditsToMicro } from '../../server/billing/money.js';
+import { toMicroPrice } from '../../server/catalog/catalog.schema.js';
 import { countTextTokens } from '../../server/tokenizer.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { startOpenAIUpstream } from '../upstreams/openai-upstream.js';

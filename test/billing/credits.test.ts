@@ -7,7 +7,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runResetCycles } from '../../server/billing/credits.js';
-import { computeCost, creditsToMicro, toMicroPrice } from '../../server/billing/money.js';
+import { computeCost, creditsToMicro } from '../../server/billing/money.js';
+import { toMicroPrice } from '../../server/catalog/catalog.schema.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { startOpenAIUpstream } from '../upstreams/openai-upstream.js';

@@ -11,7 +11,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DiscountSettings } from '../../server/billing/discount-settings.js';
-import { applyDiscount, computeCost, toMicroPrice } from '../../server/billing/money.js';
+import { applyDiscount, computeCost } from '../../server/billing/money.js';
+import { toMicroPrice } from '../../server/catalog/catalog.schema.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { waitFor } from '../support/wait.js';

@@ -5,7 +5,8 @@
  * however many charges add up.
  */
 import { describe, expect, it } from 'vitest';
-import { applyDiscount, computeCost, creditsToMicro, microToCredits, toMicroPrice, type MicroPrice } from '../../server/billing/money.js';
+import { applyDiscount, computeCost, creditsToMicro, microToCredits, type MicroPrice } from '../../server/billing/money.js';
+import { toMicroPrice } from '../../server/catalog/catalog.schema.js';
 
 /** A price list in micro-credits with everything else zero. */
 function price(fields: Partial<MicroPrice>): MicroPrice {

@@ -7,7 +7,8 @@
  */
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { computeCost, toMicroPrice } from '../../server/billing/money.js';
+import { computeCost } from '../../server/billing/money.js';
+import { toMicroPrice } from '../../server/catalog/catalog.schema.js';
 import { countTextTokens, encodeText } from '../../server/tokenizer.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { postJson, bearer } from '../support/http.js';

@@ -7,7 +7,7 @@
  */
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MODERATION_CATEGORIES } from '../../server/moderation/moderation-categories.js';
+import { MODERATION_CATEGORIES } from '../../server/classifier/moderation-categories.js';
 import { DEMO_CATALOG } from '../../server/catalog/demo-catalog.js';
 import type { ModelEntry } from '../../server/catalog/catalog.schema.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';

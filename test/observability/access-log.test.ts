@@ -136,6 +136,17 @@ describe('access log', () => {
     expect(await accessLineOf(missing.headers.get('x-request-id')!)).toMatchObject({ route: 'unmatched', code: 'NOT_FOUND' });
   });
 
+  it('masks a key a client sends as its request id, and the provider secret, in the line', async () => {
+    const clientKey = `sk-live-${'q'.repeat(30)}`;
+    const answer = await postJson(`${gateway.url}${CHAT_ENDPOINT}`, chatBody(), { ...bearer(key), 'x-request-id': `${clientKey}/${OPENAI_SECRET}` });
+    expect(answer.status).toBe(200);
+    await waitFor(() => logLines.some((line) => line.includes('"http.access"') && line.includes('sk-live-qqq')), { message: 'the access line of the masked request id' });
+    const line = logLines.find((text) => text.includes('"http.access"') && text.includes('sk-live-qqq'))!;
+    expect(line).not.toContain(clientKey);
+    expect(line).not.toContain(OPENAI_SECRET);
+    expect(JSON.parse(line)).toMatchObject({ status: 200, route: '/v1/chat/completions', accountId, keyId });
+  });
+
   it('writes one line for an upstream failure, with the provider and attempts', async () => {
     upstream.script({ kind: 'status', status: 500, message: 'upstream broke' });
     const answer = await postJson(`${gateway.url}${CHAT_ENDPOINT}`, chatBody(), bearer(key));

@@ -10,7 +10,7 @@ import { readConfig, type GatewayConfig } from '../../server/config.js';
 import { startGateway, type RunningGateway } from '../../server/gateway.js';
 import { createLogger } from '../../server/logger.js';
 import { createTestDatabase, usingPostgres, type TestDatabase } from './database.js';
-import { migrateToLatest, openDatabase } from '../../db/client.js';
+import { migrateToLatest, openDatabase, type DatabaseHandle } from '../../db/client.js';
 
 let snapshot: Promise<Blob> | undefined;
 
@@ -35,6 +35,11 @@ export interface TestGatewayOptions {
   catalog?: CatalogFile;
   /** Use this database URL (several instances on one PostgreSQL). */
   databaseUrl?: string;
+  /**
+   * An in-memory PGlite from {@link openSharedPGlite}, shared with other gateways of this
+   * process (several instances on one embedded database); the test closes it after them.
+   */
+  sharedPGlite?: DatabaseHandle;
   /** Force a fresh PostgreSQL database even in a PGlite run. */
   postgres?: boolean;
   env?: Record<string, string>;
@@ -54,6 +59,20 @@ export interface TestGateway {
   close(): Promise<void>;
 }
 
+const sharedAdminTokens = new WeakMap<DatabaseHandle, string>();
+
+/** One admin token per shared database, as on a PostgreSQL one. */
+function sharedAdminToken(database: DatabaseHandle): string {
+  let token = sharedAdminTokens.get(database);
+  if (!token) sharedAdminTokens.set(database, (token = `test-admin-${randomBytes(8).toString('hex')}`));
+  return token;
+}
+
+/** A migrated in-memory PGlite for several gateways of this process ({@link TestGatewayOptions.sharedPGlite}); close it after them. */
+export async function openSharedPGlite(): Promise<DatabaseHandle> {
+  return openDatabase({ dataDir: 'memory://', pgliteSnapshot: await migratedPGliteSnapshot() });
+}
+
 /**
  * Starts a real gateway in this process on a random port: on a fresh
  * PostgreSQL database when the suite runs with DATABASE_URL (or when asked),
@@ -62,7 +81,7 @@ export interface TestGateway {
 export async function startTestGateway(options: TestGatewayOptions = {}): Promise<TestGateway> {
   let database: TestDatabase | undefined;
   let databaseUrl = options.databaseUrl;
-  if (!databaseUrl && (usingPostgres || options.postgres)) {
+  if (!databaseUrl && !options.sharedPGlite && (usingPostgres || options.postgres)) {
     database = await createTestDatabase();
     databaseUrl = database.url;
   }
@@ -74,7 +93,11 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
   }
   // The admin token is the database's (every instance on it checks the same one): gateways
   // started on one PostgreSQL database share it; each in-memory one has its own.
-  const adminToken = databaseUrl ? `test-admin-${sha256(databaseUrl).slice(0, 16)}` : `test-admin-${randomBytes(8).toString('hex')}`;
+  const adminToken = databaseUrl
+    ? `test-admin-${sha256(databaseUrl).slice(0, 16)}`
+    : options.sharedPGlite
+      ? sharedAdminToken(options.sharedPGlite)
+      : `test-admin-${randomBytes(8).toString('hex')}`;
   const env = { ...process.env, ...options.env };
   // Every test client comes from 127.0.0.1: the per-address limit on failed
   // authentications would cut suites that test refusals; tests of the limit set it.
@@ -97,7 +120,8 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
       ? createLogger('debug', (line) => void options.logLines!.push(line))
       : createLogger(process.env.TEST_LOG ? 'debug' : 'silent'),
     env,
-    pgliteSnapshot: databaseUrl ? undefined : await migratedPGliteSnapshot(),
+    pgliteSnapshot: databaseUrl || options.sharedPGlite ? undefined : await migratedPGliteSnapshot(),
+    database: options.sharedPGlite,
   });
   const db = gateway.services.db;
   return {

@@ -22,7 +22,7 @@ import type { ChatCompletion } from '../../server/providers/openai/openai.wire.j
 import type { ImagesResponse } from '../../server/providers/openai/openai-images.wire.js';
 import type { ImagesAnswer } from '../../server/images/image-requests.js';
 import type { CountTokensResponse, MessagesResponse } from '../../server/providers/anthropic/anthropic.wire.js';
-import type { ResponseObject, ResponsesStreamEvent } from '../../server/translate/responses/responses.wire.js';
+import type { ResponseObject, ResponsesStreamEvent } from '../../server/translate/responses/responses-object.wire.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 
 type Output<Procedure extends (...args: never[]) => unknown> = Awaited<ReturnType<Procedure>>;

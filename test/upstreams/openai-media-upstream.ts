@@ -16,7 +16,7 @@
  *   answers one partial and one completed event per image, named as OpenAI does.
  */
 import { encodePng } from '../../server/media/png.js';
-import { MODERATION_CATEGORIES } from '../../server/moderation/moderation-categories.js';
+import { MODERATION_CATEGORIES } from '../../server/classifier/moderation-categories.js';
 import { UPSTREAM_CREATED, estimateTokens, isRecord, namedFrame, type RecordedRequest, type UpstreamAnswer, type UpstreamRouteHandler } from './upstream-server.js';
 
 /** The picture every image answer carries: 2×2, distinct per server by colour. */

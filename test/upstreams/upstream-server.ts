@@ -115,6 +115,17 @@ export interface StallStep extends ScriptStepBase {
   resume?: boolean;
 }
 
+/**
+ * Sends `afterChunks` default frames, then holds the stream open until
+ * `until` settles (a test's own moment, not a duration), then sends the rest.
+ * On a non-streaming answer the whole body waits. Stops at once if the client closes.
+ */
+export interface HoldStep extends ScriptStepBase {
+  kind: 'hold';
+  afterChunks: number;
+  until: Promise<unknown>;
+}
+
 /** Waits `chunkDelayMs` before every SSE frame (once before a JSON body). */
 export interface SlowStreamStep extends ScriptStepBase {
   kind: 'slow-stream';
@@ -158,6 +169,7 @@ export type ScriptStep =
   | MalformedSseStep
   | StallStep
   | SlowStreamStep
+  | HoldStep
   | JsonStep
   | SseStep
   | ErrorEventStep;
@@ -540,6 +552,27 @@ export async function startUpstreamServer(
         if (!(await sleep(step.ms, signal))) return;
         if (step.resume && !(await writeFrames(exchange, answer.frames.slice(count)))) return;
         endResponse(exchange);
+        return;
+      }
+      case 'hold': {
+        const answer = defaultAnswer(record);
+        const released = new Promise<boolean>((resolve) => {
+          if (signal.aborted) return resolve(false);
+          signal.addEventListener('abort', () => resolve(false), { once: true });
+          step.until.then(
+            () => resolve(true),
+            () => resolve(true),
+          );
+        });
+        if (answer.kind !== 'sse') {
+          if (await released) await sendAnswer(exchange, answer);
+          return;
+        }
+        startStream(exchange, answer);
+        const count = cappedCount(step.afterChunks, answer.frames);
+        if (!(await writeFrames(exchange, answer.frames.slice(0, count)))) return;
+        if (!(await released)) return;
+        if (await writeFrames(exchange, answer.frames.slice(count))) endResponse(exchange);
         return;
       }
       case 'slow-stream': {

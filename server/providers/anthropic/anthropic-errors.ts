@@ -5,7 +5,8 @@
  * @see https://platform.claude.com/docs/en/api/errors
  */
 import { UpstreamError } from '../../errors.js';
-import { anthropicErrorWireSchema, type AnthropicErrorType } from './anthropic.wire.js';
+import { anthropicErrorWireSchema } from './anthropic-answer.wire.js';
+import type { AnthropicErrorType } from './anthropic.wire.js';
 import { ANTHROPIC_PROVIDER } from './from-anthropic-response.js';
 
 /**

@@ -9,7 +9,7 @@ import type { CanonicalStreamEvent } from '../canonical.js';
 import type { StreamDecoder } from '../types.js';
 import type { SseEvent } from '../../sse/sse-parser.js';
 import { UpstreamError } from '../../errors.js';
-import { anthropicStreamEventWireSchema, type AnthropicUsageWire } from './anthropic.wire.js';
+import { anthropicStreamEventWireSchema, type AnthropicUsageWire } from './anthropic-answer.wire.js';
 import { ANTHROPIC_PROVIDER, fromAnthropicUsage, toArgumentsText } from './from-anthropic-response.js';
 import { mapAnthropicStopReason } from './map-anthropic-stop-reason.js';
 

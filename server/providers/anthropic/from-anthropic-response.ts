@@ -3,11 +3,7 @@
  */
 import type { CanonicalAssistantPart, CanonicalResponse, CanonicalUsage } from '../canonical.js';
 import { UpstreamError } from '../../errors.js';
-import {
-  anthropicErrorWireSchema,
-  anthropicMessageWireSchema,
-  type AnthropicUsageWire,
-} from './anthropic.wire.js';
+import { anthropicErrorWireSchema, anthropicMessageWireSchema, type AnthropicUsageWire } from './anthropic-answer.wire.js';
 import { mapAnthropicStopReason } from './map-anthropic-stop-reason.js';
 
 export const ANTHROPIC_PROVIDER = 'anthropic';

@@ -1,12 +1,12 @@
 /**
  * Moderations on the offline `mock` provider: the gateway's own documented
- * classifier (`server/moderation/classifier.ts`), one verdict per input. The
+ * classifier (`server/classifier/classifier.ts`), one verdict per input. The
  * texts of a multimodal input are classified together; its images are not
  * classified, which `category_applied_input_types` says (only `text`).
  */
 import { nextId } from '../../ids.js';
-import { classifyText } from '../../moderation/classifier.js';
-import { MODERATION_CATEGORIES, type ModerationCategory } from '../../moderation/moderation-categories.js';
+import { classifyText } from '../../classifier/classifier.js';
+import { MODERATION_CATEGORIES, type ModerationCategory } from '../../classifier/moderation-categories.js';
 import type { ModerationResultItem } from '../openai/openai-moderations.wire.js';
 import type { ModerationsAdapter } from '../types.js';
 

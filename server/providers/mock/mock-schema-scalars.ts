@@ -3,8 +3,7 @@
  * where a property's name says what it holds, within the schema's bounds.
  */
 import { pickFrom, splitIdentifier, toHex } from './mock-prompt.js';
-import { count, finiteNumber, type Schema } from './mock-schema.js';
-import type { SchemaValueHints } from './mock-schema-value.js';
+import { count, finiteNumber, type Schema, type SchemaValueHints } from './mock-schema.js';
 
 const FALLBACK_WORDS = ['amber', 'harbor', 'meadow', 'lantern', 'orbit', 'willow', 'summit', 'ember'] as const;
 const FALLBACK_CITIES = ['Paris', 'Lisbon', 'Kyoto', 'Oslo', 'Quito', 'Nairobi'] as const;

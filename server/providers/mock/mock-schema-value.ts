@@ -13,22 +13,10 @@
  * holds (`city` ← a capitalised word of the prompt, `query` ← the user's
  * words, `summary` ← the answer), so the arguments read naturally in demos.
  */
-import { count, isSchemaObject, mergeSchemas, normalize, stringList, typeOf, type JsonType, type Schema } from './mock-schema.js';
+import { count, isSchemaObject, mergeSchemas, normalize, stringList, typeOf, type JsonType, type Schema, type SchemaValueHints } from './mock-schema.js';
 import { generateNumber, generateString, slugWord } from './mock-schema-scalars.js';
 
-/** What the generator may draw strings from. */
-export interface SchemaValueHints {
-  /** Capitalised words of the prompt, most likely names and places first. */
-  properNouns: readonly string[];
-  /** Other distinctive lowercase words of the prompt. */
-  words: readonly string[];
-  /** The first words of the user's last message. */
-  excerpt: string;
-  /** A full-sentence answer, for free-text fields (`answer`, `summary`, …). */
-  answer: string;
-  /** Deterministic source of randomness in [0, 1). */
-  random: () => number;
-}
+export type { SchemaValueHints } from './mock-schema.js';
 
 interface GeneratorContext {
   root: unknown;

@@ -3,6 +3,20 @@
  * `allOf` merged into one schema, and the JSON type a schema asks for.
  */
 
+/** What the generator may draw strings from. */
+export interface SchemaValueHints {
+  /** Capitalised words of the prompt, most likely names and places first. */
+  properNouns: readonly string[];
+  /** Other distinctive lowercase words of the prompt. */
+  words: readonly string[];
+  /** The first words of the user's last message. */
+  excerpt: string;
+  /** A full-sentence answer, for free-text fields (`answer`, `summary`, …). */
+  answer: string;
+  /** Deterministic source of randomness in [0, 1). */
+  random: () => number;
+}
+
 /** A JSON schema object. */
 export type Schema = Record<string, unknown>;
 

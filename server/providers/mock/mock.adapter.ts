@@ -26,7 +26,7 @@ import type {
   CanonicalTool,
   CanonicalUsage,
 } from '../canonical.js';
-import { estimateRequestTokens } from '../../request-tokens.js';
+import { estimateRequestTokens } from '../request-tokens.js';
 import { countTextTokens, truncateTextToTokens } from '../../tokenizer.js';
 import {
   contentWordsOf,

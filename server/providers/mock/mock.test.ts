@@ -6,7 +6,7 @@ import type {
   CanonicalStreamEvent,
   CanonicalTool,
 } from '../canonical.js';
-import { estimateRequestTokens } from '../../request-tokens.js';
+import { estimateRequestTokens } from '../request-tokens.js';
 import { countTextTokens } from '../../tokenizer.js';
 import { MOCK_CLOSING_SENTENCE, generateMock, splitArguments, splitIntoWordChunks, streamMock } from './mock.adapter.js';
 import { createRandom, mentionsTool, properNounsOf, splitIdentifier } from './mock-prompt.js';

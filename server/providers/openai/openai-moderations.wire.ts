@@ -7,7 +7,7 @@
  * @see https://platform.openai.com/docs/api-reference/moderations/create
  */
 import { z } from 'zod';
-import type { ModerationCategory } from '../../moderation/moderation-categories.js';
+import type { ModerationCategory } from '../../classifier/moderation-categories.js';
 
 /** The model when the request names none (SPEC). */
 export const DEFAULT_MODERATION_MODEL = 'text-moderation-latest';

@@ -26,7 +26,8 @@ import type {
   CanonicalResponse,
   CanonicalUserPart,
 } from '../../providers/canonical.js';
-import type { CompactRequest, ResponseObject, ResponsesOutputMessage } from './responses.wire.js';
+import type { CompactRequest } from './responses.wire.js';
+import type { ResponseObject, ResponsesOutputMessage } from './responses-object.wire.js';
 import { fromResponsesRequest } from './from-responses-request.js';
 import {
   buildResponseObject,

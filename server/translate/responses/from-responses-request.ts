@@ -24,21 +24,8 @@ import {
   type CanonicalToolChoice,
   type CanonicalUserPart,
 } from '../../providers/canonical.js';
-import type {
-  ResponsesContentPart,
-  ResponsesFunctionCallItem,
-  ResponsesFunctionCallOutputItem,
-  ResponsesFunctionTool,
-  ResponsesInputImagePart,
-  ResponsesInputItem,
-  ResponsesMessageItem,
-  ResponsesOpaqueObject,
-  ResponsesReasoningItem,
-  ResponsesRequest,
-  ResponsesTextFormat,
-  ResponsesTool,
-  ResponsesToolChoice,
-} from './responses.wire.js';
+import type { ResponsesContentPart, ResponsesFunctionCallItem, ResponsesFunctionCallOutputItem, ResponsesFunctionTool, ResponsesInputImagePart, ResponsesInputItem, ResponsesMessageItem, ResponsesReasoningItem, ResponsesRequest, ResponsesTextFormat, ResponsesTool, ResponsesToolChoice } from './responses.wire.js';
+import type { ResponsesOpaqueObject } from './responses-object.wire.js';
 import {
   RESPONSES_ITEM_ORIGIN,
   imageSourceFromUrl,

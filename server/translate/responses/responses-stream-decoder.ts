@@ -14,7 +14,7 @@
 import type { CanonicalStreamEvent } from '../../providers/canonical.js';
 import type { StreamDecoder } from '../../providers/types.js';
 import type { SseEvent } from '../../sse/sse-parser.js';
-import { responsesUsageWireSchema } from './responses.wire.js';
+import { responsesUsageWireSchema } from './responses-object.wire.js';
 import {
   fromResponsesOutputItem,
   fromResponsesUsage,

@@ -20,16 +20,7 @@
  * from the same content.
  */
 import type { CanonicalStreamEvent, CanonicalUsage } from '../../providers/canonical.js';
-import type {
-  ResponseObject,
-  ResponsesOutputFunctionCall,
-  ResponsesOutputItem,
-  ResponsesOutputMessage,
-  ResponsesOutputReasoning,
-  ResponsesOutputText,
-  ResponsesStreamEvent,
-  ResponsesStreamFrame,
-} from './responses.wire.js';
+import type { ResponseObject, ResponsesOutputFunctionCall, ResponsesOutputItem, ResponsesOutputMessage, ResponsesOutputReasoning, ResponsesOutputText, ResponsesStreamEvent, ResponsesStreamFrame } from './responses-object.wire.js';
 import {
   buildResponseObject,
   createResponsesItemId,

@@ -20,13 +20,7 @@ import {
   type CanonicalTextPart,
   type CanonicalUserPart,
 } from '../../providers/canonical.js';
-import type {
-  ResponsesContentPart,
-  ResponsesInputItem,
-  ResponsesRequest,
-  ResponsesTool,
-  ResponsesToolChoice,
-} from './responses.wire.js';
+import type { ResponsesContentPart, ResponsesInputItem, ResponsesRequest, ResponsesTool, ResponsesToolChoice } from './responses.wire.js';
 import {
   RESPONSES_ITEM_ORIGIN,
   imageSourceToUrl,

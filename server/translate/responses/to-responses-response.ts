@@ -19,16 +19,8 @@ import type {
   CanonicalUsage,
 } from '../../providers/canonical.js';
 import { UpstreamError } from '../../errors.js';
-import {
-  responsesResponseBodySchema,
-  type ResponseObject,
-  type ResponsesEchoFields,
-  type ResponsesOutputItem,
-  type ResponsesOutputMessage,
-  type ResponsesStatus,
-  type ResponsesUsage,
-  type ResponsesUsageWire,
-} from './responses.wire.js';
+import type { ResponsesEchoFields } from './responses.wire.js';
+import { responsesResponseBodySchema, type ResponseObject, type ResponsesOutputItem, type ResponsesOutputMessage, type ResponsesStatus, type ResponsesUsage, type ResponsesUsageWire } from './responses-object.wire.js';
 import { RESPONSES_ITEM_ORIGIN, isRecord, responsesPartOrigin } from './responses-shared.js';
 
 export interface ResponseObjectOptions {

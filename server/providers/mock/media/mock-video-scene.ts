@@ -16,7 +16,7 @@
  * same pictures on any machine.
  */
 import { createHash } from 'node:crypto';
-import type { BlockPicture } from './h264-block-encoder.js';
+import type { BlockPicture } from './h264-intra-macroblock.js';
 
 /** What the scene depends on. */
 export interface MockVideoSceneInput {

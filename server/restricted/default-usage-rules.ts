@@ -2,7 +2,7 @@
  * The default usage policy of the restricted family (`usage-rules.ts` documents how rules are
  * checked), and the patterns its rules are written with.
  */
-import type { UsageRulesInput } from './usage-rules.js';
+import type { UsageRulesInput } from '../catalog/usage-rules.schema.js';
 
 /** References to a person under 18: ages 1–17, school years, and words for children. */
 const MINOR_REFERENCE_PATTERNS = [

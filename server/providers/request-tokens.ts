@@ -11,8 +11,8 @@ import type {
   CanonicalRequest,
   CanonicalTool,
   CanonicalUnknownPart,
-} from './providers/canonical.js';
-import { countTokensWithin, TOKEN_COUNT_LIMITS, type ExactBudget } from './tokenizer.js';
+} from './canonical.js';
+import { countTokensWithin, TOKEN_COUNT_LIMITS, type ExactBudget } from '../tokenizer.js';
 
 /**
  * Constants of {@link estimateRequestTokens}.

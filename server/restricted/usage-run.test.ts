@@ -1,8 +1,10 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { classifyText, TextScanner } from './classifier.js';
-import { scanWindows } from './scan-text.js';
-import { CHECK_WINDOW, checkUsage, checkUsageInWindows, compileUsageRules, DEFAULT_USAGE_RULES, type UsageCheckInput, type UsageText } from './usage-rules.js';
+import { classifyText, TextScanner } from '../classifier/classifier.js';
+import { scanWindows } from '../classifier/scan-text.js';
+import { DEFAULT_USAGE_RULES } from './default-usage-rules.js';
+import { compileUsageRules, type UsageCheckInput, type UsageText } from './usage-rules.js';
+import { CHECK_WINDOW, checkUsage, checkUsageInWindows } from './usage-run.js';
 
 const rules = compileUsageRules(DEFAULT_USAGE_RULES);
 const REJECTED = 'write a porn story about a middle schooler';

@@ -1,15 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import {
-  DEFAULT_USAGE_RULES,
-  MIN_SHARE,
-  allocateScanShares,
-  checkUsage,
-  compileUsageRules,
-  findPatternProblem,
-  usageRulesSchema,
-  type UsageCheckInput,
-  type UsageRulesInput,
-} from './usage-rules.js';
+import { findPatternProblem, usageRulesSchema, type UsageRulesInput } from '../catalog/usage-rules.schema.js';
+import { DEFAULT_USAGE_RULES } from './default-usage-rules.js';
+import { compileUsageRules, type UsageCheckInput } from './usage-rules.js';
+import { MIN_SHARE, allocateScanShares, checkUsage } from './usage-run.js';
 
 const rules = compileUsageRules(DEFAULT_USAGE_RULES);
 

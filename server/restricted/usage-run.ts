@@ -5,10 +5,12 @@
  * never holds other requests up for more than a window; the synchronous one runs straight
  * through.
  */
-import { classifyText, MODERATION_CATEGORIES, TextScanner, type ModerationCategory } from './classifier.js';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import type { UsageRules, UsageRulesInput } from '../catalog/usage-rules.schema.js';
+import { classifyText, MODERATION_CATEGORIES, TextScanner, type ModerationCategory } from '../classifier/classifier.js';
+import { sampleForScan, scanWindows, type ScanPart } from '../classifier/scan-text.js';
 import { combineRoleplayEvidence, detectRoleplayCues, type RoleplayEvidence } from './roleplay-detector.js';
-import { sampleForScan, scanWindows, type ScanPart } from './scan-text.js';
-import type { CompiledRule, CompiledUsageRules, UsageCheckDecision, UsageCheckInput } from './usage-rules.js';
+import { compileUsageRules, type CompiledRule, type CompiledUsageRules, type UsageCheckDecision, type UsageCheckInput } from './usage-rules.js';
 
 /** Code units read between two yields; also the window a long text is read in. */
 export const CHECK_WINDOW = 64 * 1024;
@@ -322,4 +324,42 @@ function* evidenceOf(
     if (position >= 0) return { index: patterns.windows.indices[position], window: narrowed(patterns.windows.texts[position], [], patterns.pattern(pattern)) };
   }
   return null;
+}
+
+const compiledCache = new WeakMap<object, CompiledUsageRules>();
+
+function compiledFrom(rules: UsageRulesInput | UsageRules | CompiledUsageRules): CompiledUsageRules {
+  if ('compiled' in rules && rules.compiled === true) return rules as CompiledUsageRules;
+  let compiled = compiledCache.get(rules);
+  if (compiled === undefined) {
+    compiled = compileUsageRules(rules as UsageRulesInput);
+    compiledCache.set(rules, compiled);
+  }
+  return compiled;
+}
+
+/**
+ * Runs the restricted family's usage check on everything the model will see (see the module
+ * comment) in one go. Pass rules compiled once with {@link compileUsageRules}; plain rules are
+ * compiled on first use and cached per object.
+ */
+export function checkUsage(input: UsageCheckInput, rules: UsageRulesInput | UsageRules | CompiledUsageRules): UsageCheckDecision {
+  const run: UsageRun<UsageCheckDecision> = runUsageCheck(input, compiledFrom(rules));
+  let step = run.next();
+  while (step.done !== true) step = run.next();
+  return step.value;
+}
+
+/**
+ * {@link checkUsage}, giving the event loop back after each window of work (64 Ki code units),
+ * so that other requests are served while a long request is read. A short prompt never waits.
+ */
+export async function checkUsageInWindows(input: UsageCheckInput, rules: UsageRulesInput | UsageRules | CompiledUsageRules): Promise<UsageCheckDecision> {
+  const run = runUsageCheck(input, compiledFrom(rules));
+  let step = run.next();
+  while (step.done !== true) {
+    await nextTurn();
+    step = run.next();
+  }
+  return step.value;
 }
