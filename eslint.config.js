@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', '.data/**', 'bench/results/**', 'coverage/**', 'dashboard/dist/**', 'test-results/**'] },
+  { ignores: ['node_modules/**', '.data/**', 'bench/results/**', 'coverage/**', 'dashboard/dist/**', 'test-results/**', 'dist/**', 'dist.building-*/**', '.ci/.node*/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

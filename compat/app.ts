@@ -20,6 +20,7 @@ import { ROUTES } from './routes.js';
 import { writeAnswer } from './write-answer.js';
 import { readMultipart, type MultipartBody, type MultipartLimits, type MultipartSpec } from './read-multipart.js';
 import { serveDashboard } from './dashboard-static.js';
+import { serveApiDocs } from './api-docs.js';
 import { sessionAccountAuth } from '../server/dashboard/session-auth.js';
 import type { WebRequest } from '../server/context.js';
 import type { TLSSocket } from 'node:tls';
@@ -154,6 +155,9 @@ export function createApp(services: Services, state: AppState = { inFlight: 0, d
     ctx.type = 'application/json';
     ctx.body = openApiJson;
   });
+  // The API reference, rendered from /openapi.json.
+  router.get('/docs', (ctx) => serveApiDocs(ctx));
+  router.get('/docs/{*rest}', (ctx) => serveApiDocs(ctx));
 
   // Typed tRPC clients (the admin CLI): every procedure, admin ones behind the admin token.
   router.all('/trpc/{*path}', async (ctx) => {

@@ -24,7 +24,7 @@ const TYPES: Record<string, string> = {
 };
 
 /** Nothing from elsewhere: scripts, styles and fetches from this origin only; no framing. */
-const SECURITY_HEADERS = {
+export const SECURITY_HEADERS = {
   'content-security-policy':
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; media-src 'self' blob:; connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
   'x-content-type-options': 'nosniff',

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { GatewayError } from '../server/errors.js';
 import { anthropicErrorType, openAIErrorType } from '../server/error-types.js';
 
@@ -8,6 +9,26 @@ export interface RenderedError {
   headers: Record<string, string>;
   body: Record<string, unknown>;
 }
+
+const authErrorFields = {
+  reference_id: z.string().optional().meta({ description: 'On authentication errors: the request id to quote to support.' }),
+  timestamp: z.string().optional().meta({ description: 'On authentication errors: when the request was refused (ISO 8601).' }),
+};
+const codeField = z.string().meta({ description: "The gateway's error code (GAPS.md \"Errors\"), e.g. INVALID_REQUEST, INVALID_KEY, RATE_LIMITED." });
+
+/** The OpenAI family's error body, as `renderError` writes it (for the OpenAPI document). */
+export const openAIErrorBodySchema = z
+  .object({ error: z.object({ message: z.string(), type: z.string(), param: z.string().nullable().optional(), code: codeField, ...authErrorFields }) })
+  .meta({ description: 'The error body of the OpenAI-format routes.' });
+
+/** The Anthropic family's error body (`/v1/messages*`), as `renderError` writes it. */
+export const anthropicErrorBodySchema = z
+  .object({
+    type: z.literal('error'),
+    error: z.object({ type: z.string(), message: z.string(), code: codeField, param: z.string().optional(), ...authErrorFields }),
+    request_id: z.string(),
+  })
+  .meta({ description: 'The error body of the Anthropic-format routes (`/v1/messages` and below).' });
 
 /** The error body of a route family (GAPS.md "Errors"); auth errors carry reference_id and timestamp. */
 export function renderError(family: ErrorFamily, error: GatewayError, requestId: string): RenderedError {

@@ -3,6 +3,20 @@ import type { Answer } from '../server/answers.js';
 import type { AuthContext } from '../server/auth/authenticate.js';
 import type { ErrorFamily } from './error-body.js';
 import type { MultipartBody, MultipartSpec } from './read-multipart.js';
+import type { z } from 'zod';
+
+/**
+ * What the OpenAPI document cannot read from the procedure's own schemas:
+ * the body as the client sends it when it differs from the procedure's input
+ * (a multipart form, whose files reach the procedure as upload ids), and the
+ * 200 answer when the procedure's output is a typed value the compat layer
+ * writes (`answerOf`): its JSON schema, or its content by type (bytes, text).
+ */
+export interface RouteDocs {
+  form?: z.ZodType;
+  answer?: z.ZodType;
+  answers?: Record<string, { schema?: object }>;
+}
 
 export interface RouteInput {
   /** The JSON object body (`{}` for routes without one). */
@@ -34,6 +48,9 @@ export interface CompatRoute {
   /** The answer can be server-sent events (by the request's `stream` flag), for the OpenAPI document. */
   streams?: true;
   summary: string;
+  /** The procedure `invoke` calls, by its dotted path: the OpenAPI document reads its input and output schemas. */
+  procedure: string;
+  docs?: RouteDocs;
   invoke(caller: AppCaller, input: RouteInput): Promise<Answer>;
 }
 

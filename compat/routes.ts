@@ -1,3 +1,4 @@
+import { chatCompletionAnswerDoc, compactionAnswerDoc, messageAnswerDoc, responseAnswerDoc } from './answer-docs.js';
 import { jsonAnswer } from '../server/answers.js';
 import { checkedByProcedure, type CompatRoute } from './route.js';
 import { AUDIO_ROUTES } from './routes/audio.routes.js';
@@ -17,6 +18,7 @@ const CORE_ROUTES: CompatRoute[] = [
     body: 'none',
     auth: 'none',
     summary: 'List models',
+    procedure: 'models.list',
     invoke: async (caller) => jsonAnswer(await caller.models.list()),
   },
   {
@@ -26,6 +28,7 @@ const CORE_ROUTES: CompatRoute[] = [
     body: 'none',
     auth: 'none',
     summary: 'Get a model',
+    procedure: 'models.get',
     invoke: async (caller, input) => jsonAnswer(await caller.models.get({ id: input.params.id ?? '' })),
   },
   {
@@ -36,6 +39,8 @@ const CORE_ROUTES: CompatRoute[] = [
     body: 'json',
     auth: 'key',
     summary: 'Create a chat completion',
+    procedure: 'chat.completions',
+    docs: { answer: chatCompletionAnswerDoc },
     invoke: (caller, input) => caller.chat.completions(checkedByProcedure(input.body)),
   },
   {
@@ -46,6 +51,8 @@ const CORE_ROUTES: CompatRoute[] = [
     body: 'json',
     auth: 'key',
     summary: 'Create a message (Anthropic format)',
+    procedure: 'messages.create',
+    docs: { answer: messageAnswerDoc },
     invoke: (caller, input) => caller.messages.create(checkedByProcedure(input.body)),
   },
   {
@@ -55,6 +62,7 @@ const CORE_ROUTES: CompatRoute[] = [
     body: 'json',
     auth: 'key',
     summary: 'Count input tokens (not billed)',
+    procedure: 'messages.countTokens',
     invoke: async (caller, input) => jsonAnswer(await caller.messages.countTokens(checkedByProcedure(input.body))),
   },
   {
@@ -65,6 +73,8 @@ const CORE_ROUTES: CompatRoute[] = [
     body: 'json',
     auth: 'key',
     summary: 'Create a response (Responses format)',
+    procedure: 'responses.create',
+    docs: { answer: responseAnswerDoc },
     invoke: (caller, input) => caller.responses.create(checkedByProcedure(input.body)),
   },
   {
@@ -74,6 +84,8 @@ const CORE_ROUTES: CompatRoute[] = [
     body: 'json',
     auth: 'key',
     summary: 'Compact a conversation (billed, never streamed)',
+    procedure: 'responses.compact',
+    docs: { answer: compactionAnswerDoc },
     invoke: (caller, input) => caller.responses.compact(checkedByProcedure(input.body)),
   },
   {
@@ -83,6 +95,7 @@ const CORE_ROUTES: CompatRoute[] = [
     body: 'none',
     auth: 'key',
     summary: 'Credit balance',
+    procedure: 'account.credits',
     invoke: async (caller) => jsonAnswer(await caller.account.credits()),
   },
   {
@@ -92,6 +105,7 @@ const CORE_ROUTES: CompatRoute[] = [
     body: 'none',
     auth: 'key',
     summary: "Today's discounts",
+    procedure: 'account.discounts',
     invoke: async (caller) => jsonAnswer(await caller.account.discounts()),
   },
   {
@@ -101,6 +115,7 @@ const CORE_ROUTES: CompatRoute[] = [
     body: 'none',
     auth: 'key',
     summary: 'Charged requests, newest first',
+    procedure: 'account.usage',
     invoke: async (caller, input) => jsonAnswer(await caller.account.usage(checkedByProcedure(input.query))),
   },
 ];

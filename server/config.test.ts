@@ -1,5 +1,9 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { listenOrigin, readConfig } from './config.js';
+import { ConfigError, ENVIRONMENT_VARIABLES, withReadmeTables } from './config.schema.js';
+import { PROJECT_ROOT } from './project-root.js';
 
 describe('readConfig: outage settings', () => {
   it('defaults to failing open, a 10 s breaker and a 5 s database connect timeout', () => {
@@ -43,7 +47,43 @@ describe('readConfig: RATE_LIMITS', () => {
   });
 
   it('refuses an entry that is not plan=number', () => {
-    expect(() => readConfig({ RATE_LIMITS: 'team' })).toThrow(/RATE_LIMITS entry "team"/);
+    expect(() => readConfig({ RATE_LIMITS: 'team' })).toThrow(/RATE_LIMITS: must be plan=number entries separated by commas \(e.g. team=100,pro=0\), got "team"/);
     expect(() => readConfig({ RATE_LIMITS: 'team=-1' })).toThrow(/RATE_LIMITS/);
+  });
+});
+
+describe('the environment schema (config.schema.ts)', () => {
+  it('names every bad variable in one error, never echoing a secret', () => {
+    let error: unknown;
+    try {
+      readConfig({ PORT: 'eighty', LOG_LEVEL: 'verbose', GATEWAY_BOOTSTRAP_KEY: 'sk-umg-short-secret', TRUSTED_PROXIES: '10.0.0.0/8, not-an-address', VIDEO_CONCURRENCY: '0' });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const problems = (error as ConfigError).problems;
+    expect(problems.map((problem) => problem.variable).sort()).toEqual(['GATEWAY_BOOTSTRAP_KEY', 'LOG_LEVEL', 'PORT', 'TRUSTED_PROXIES', 'VIDEO_CONCURRENCY']);
+    expect((error as ConfigError).message).toContain('LOG_LEVEL: must be one of debug, info, warn, error, silent, got "verbose"');
+    expect((error as ConfigError).message).toContain('PORT: must be a whole number from 0 to 65535, got "eighty"');
+    expect((error as ConfigError).message).not.toContain('short-secret');
+    expect(ConfigError.EXIT_CODE).toBe(78);
+  });
+
+  it('takes an empty variable as unset, and checks the rules that join two variables', () => {
+    expect(readConfig({ PORT: '', LOG_LEVEL: '', DATA_DIR: '' })).toMatchObject({ port: 8080, logLevel: 'info', dataDir: path.resolve('./.data') });
+    expect(() => readConfig({ VIDEO_STORAGE: 's3' })).toThrow(/S3_BUCKET: must be set when VIDEO_STORAGE=s3/);
+    expect(() => readConfig({ GATEWAY_BOOTSTRAP_KEY: `sk-umg-${'a'.repeat(40)}`, GATEWAY_BOOTSTRAP_PLAN: 'gold' })).toThrow(/GATEWAY_BOOTSTRAP_PLAN: "gold" is not a plan/);
+    expect(() => readConfig({ GATEWAY_DEMO: 'no' })).toThrow(/GATEWAY_DEMO: must be true, false, 1 or 0/);
+    expect(readConfig({ GATEWAY_DEMO: '0', S3_FORCE_PATH_STYLE: 'true', METRICS_PORT: '0' })).toMatchObject({ createDemoAccount: false, videos: { s3: { forcePathStyle: true } }, observability: { metricsPort: 0 } });
+  });
+
+  it('gives every variable a default and a meaning, and README.md carries the tables generated from it', () => {
+    for (const [name, variable] of Object.entries(ENVIRONMENT_VARIABLES)) {
+      expect(variable.shown, name).not.toBe('');
+      expect(variable.meaning.length, name).toBeGreaterThan(3);
+    }
+    const readme = readFileSync(path.join(PROJECT_ROOT, 'README.md'), 'utf8');
+    expect(withReadmeTables(readme), 'README.md is out of date: run npm run config -- --readme --write').toBe(readme);
+    for (const name of Object.keys(ENVIRONMENT_VARIABLES)) expect(readme).toContain(`| \`${name}\` |`);
   });
 });

@@ -1,5 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
+import { parseEnvironment } from './config.schema.js';
 
 /** Process configuration, read once from the environment at start. */
 export interface GatewayConfig {
@@ -145,167 +146,107 @@ export interface UpstreamTimeouts {
   retryBaseDelayMs: number;
 }
 
-function integer(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a non-negative number, got "${raw}"`);
-  return value;
-}
-
-function list(raw: string | undefined): string[] {
-  return (raw ?? '')
-    .split(',')
-    .map((item) => item.trim())
-    .filter(Boolean);
-}
-
-/** Parses `free=20,pro=600` into a record, on top of the defaults. */
-function rateLimits(raw: string | undefined): Record<string, number> {
-  const limits: Record<string, number> = { free: 20, pro: 600 };
-  for (const item of list(raw)) {
-    const [plan, value] = item.split('=');
-    const perMinute = Number(value);
-    if (!plan || !Number.isInteger(perMinute) || perMinute < 0) throw new Error(`RATE_LIMITS entry "${item}" is not plan=number`);
-    limits[plan] = perMinute;
-  }
-  return limits;
-}
-
-function videoStorage(raw: string | undefined): VideoConfig['storage'] {
-  if (raw === undefined || raw === '' || raw === 'local') return 'local';
-  if (raw === 's3') return 's3';
-  throw new Error(`VIDEO_STORAGE must be "local" or "s3", got "${raw}"`);
-}
-
-function flag(raw: string | undefined, fallback: boolean): boolean {
-  if (raw === undefined || raw === '') return fallback;
-  return raw === 'true' || raw === '1';
-}
-
-function readVideoConfig(env: NodeJS.ProcessEnv): VideoConfig {
-  const storage = videoStorage(env.VIDEO_STORAGE);
-  if (storage === 's3' && !env.S3_BUCKET) throw new Error('VIDEO_STORAGE=s3 needs S3_BUCKET');
-  return {
-    storage,
-    storageDir: env.VIDEO_STORAGE_DIR ? path.resolve(env.VIDEO_STORAGE_DIR) : undefined,
-    s3: {
-      endpoint: env.S3_ENDPOINT || undefined,
-      bucket: env.S3_BUCKET || undefined,
-      region: env.S3_REGION || 'us-east-1',
-      accessKeyId: env.S3_ACCESS_KEY_ID || undefined,
-      secretAccessKey: env.S3_SECRET_ACCESS_KEY || undefined,
-      forcePathStyle: flag(env.S3_FORCE_PATH_STYLE, false),
-    },
-    mockDelayMs: integer(env, 'MOCK_VIDEO_DELAY_MS', 3_000),
-    pollMinMs: Math.max(1, integer(env, 'VIDEO_POLL_MIN_MS', 1_000)),
-    pollMaxMs: Math.max(1, integer(env, 'VIDEO_POLL_MAX_MS', 15_000)),
-    workerIntervalMs: Math.max(1, integer(env, 'VIDEO_WORKER_INTERVAL_MS', 500)),
-    leaseMs: Math.max(1_000, integer(env, 'VIDEO_LEASE_MS', 30_000)),
-    concurrency: Math.max(1, integer(env, 'VIDEO_CONCURRENCY', 4)),
-    maxAttempts: Math.max(1, integer(env, 'VIDEO_MAX_ATTEMPTS', 5)),
-    maxAssetBytes: integer(env, 'VIDEO_MAX_BYTES', 1024 * 1024 * 1024),
-    maxRunningPerAccount: Math.max(1, integer(env, 'VIDEO_MAX_RUNNING_PER_ACCOUNT', 4)),
-    maxQueuedPerAccount: Math.max(1, integer(env, 'VIDEO_MAX_QUEUED_PER_ACCOUNT', 100)),
-    retentionMs: Math.round(integer(env, 'VIDEO_RETENTION_HOURS', 168) * 3_600_000),
-    retentionSweepMs: Math.max(100, integer(env, 'VIDEO_RETENTION_SWEEP_MS', 60_000)),
-  };
-}
-
-function failMode(raw: string | undefined): GatewayConfig['rateLimitFailMode'] {
-  if (raw === undefined || raw === '') return 'open';
-  if (raw === 'open' || raw === 'closed') return raw;
-  throw new Error(`RATE_LIMIT_FAIL_MODE must be "open" or "closed", got "${raw}"`);
-}
-
 /** `http://host:port` of a listen address (a wildcard host is reached on the loopback). */
 export function listenOrigin(host: string, port: number): string {
   const reachable = host === '0.0.0.0' || host === '::' || host === '' ? '127.0.0.1' : host;
   return `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${port}`;
 }
 
-function publicBaseUrl(raw: string | undefined): string | undefined {
-  if (raw === undefined || raw === '') return undefined;
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new Error(`PUBLIC_BASE_URL must be an http(s) URL, got "${raw}"`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`PUBLIC_BASE_URL must be an http(s) URL, got "${raw}"`);
-  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
-}
-
-function accessLogLevel(raw: string | undefined): ObservabilityConfig['accessLog'] {
-  if (raw === undefined || raw === '' || raw === 'info') return 'info';
-  if (raw === 'debug' || raw === 'off') return raw;
-  throw new Error(`ACCESS_LOG must be "info", "debug" or "off", got "${raw}"`);
-}
-
-export function readConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
-  const logLevel = (env.LOG_LEVEL ?? 'info') as GatewayConfig['logLevel'];
+/**
+ * The gateway's configuration from its environment, checked against the one
+ * schema of every variable (config.schema.ts): a ConfigError names each bad
+ * variable (main.ts exits 78 with it).
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
+  const e = parseEnvironment(env);
   return {
-    port: integer(env, 'PORT', 8080),
-    host: env.HOST || '0.0.0.0',
-    databaseUrl: env.DATABASE_URL || undefined,
-    dataDir: path.resolve(env.DATA_DIR || './.data'),
-    catalogFile: env.GATEWAY_CONFIG || undefined,
-    adminToken: env.GATEWAY_ADMIN_TOKEN || undefined,
-    bootstrapKey: env.GATEWAY_BOOTSTRAP_KEY || undefined,
-    bootstrapPlan: env.GATEWAY_BOOTSTRAP_PLAN || 'pro',
-    bootstrapCredits: integer(env, 'GATEWAY_BOOTSTRAP_CREDITS', 100),
-    trustedProxies: list(env.TRUSTED_PROXIES),
-    redisUrl: env.REDIS_URL || undefined,
-    rateLimitFailMode: failMode(env.RATE_LIMIT_FAIL_MODE),
-    rateLimitBreakerOpenMs: integer(env, 'RATE_LIMIT_BREAKER_OPEN_MS', 10_000),
-    databaseConnectTimeoutMs: integer(env, 'DATABASE_CONNECT_TIMEOUT_MS', 5_000),
-    bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 20 * 1024 * 1024),
-    uploadLimitBytes: integer(env, 'UPLOAD_LIMIT_BYTES', 256 * 1024 * 1024),
-    uploadDir: path.resolve(env.UPLOAD_DIR || os.tmpdir()),
-    uploadBudgetBytes: integer(env, 'UPLOAD_BUDGET_BYTES', 2 * 1024 * 1024 * 1024),
-    shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 10_000),
+    port: e.PORT,
+    host: e.HOST!,
+    databaseUrl: e.DATABASE_URL,
+    dataDir: path.resolve(e.DATA_DIR!),
+    catalogFile: e.GATEWAY_CONFIG,
+    adminToken: e.GATEWAY_ADMIN_TOKEN,
+    bootstrapKey: e.GATEWAY_BOOTSTRAP_KEY,
+    bootstrapPlan: e.GATEWAY_BOOTSTRAP_PLAN!,
+    bootstrapCredits: e.GATEWAY_BOOTSTRAP_CREDITS,
+    trustedProxies: e.TRUSTED_PROXIES,
+    redisUrl: e.REDIS_URL,
+    rateLimitFailMode: e.RATE_LIMIT_FAIL_MODE,
+    rateLimitBreakerOpenMs: e.RATE_LIMIT_BREAKER_OPEN_MS,
+    databaseConnectTimeoutMs: e.DATABASE_CONNECT_TIMEOUT_MS,
+    bodyLimitBytes: e.BODY_LIMIT_BYTES,
+    uploadLimitBytes: e.UPLOAD_LIMIT_BYTES,
+    uploadDir: path.resolve(e.UPLOAD_DIR ?? os.tmpdir()),
+    uploadBudgetBytes: e.UPLOAD_BUDGET_BYTES,
+    shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     limits: {
-      headersTimeoutMs: integer(env, 'HEADERS_TIMEOUT_MS', 20_000),
-      requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 300_000),
-      bodyIdleTimeoutMs: integer(env, 'BODY_IDLE_TIMEOUT_MS', 15_000),
-      keepAliveTimeoutMs: integer(env, 'KEEP_ALIVE_TIMEOUT_MS', 65_000),
-      maxConnections: integer(env, 'MAX_CONNECTIONS', 8_192),
-      maxConnectionsPerAddress: integer(env, 'MAX_CONNECTIONS_PER_ADDRESS', 256),
-      bodyBudgetBytes: integer(env, 'BODY_BUDGET_BYTES', 256 * 1024 * 1024),
-      authFailuresPerMinute: integer(env, 'AUTH_FAILURES_PER_MINUTE', 60),
-      maxJsonDepth: integer(env, 'MAX_JSON_DEPTH', 100),
+      headersTimeoutMs: e.HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
+      bodyIdleTimeoutMs: e.BODY_IDLE_TIMEOUT_MS,
+      keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS,
+      maxConnections: e.MAX_CONNECTIONS,
+      maxConnectionsPerAddress: e.MAX_CONNECTIONS_PER_ADDRESS,
+      bodyBudgetBytes: e.BODY_BUDGET_BYTES,
+      authFailuresPerMinute: e.AUTH_FAILURES_PER_MINUTE,
+      maxJsonDepth: e.MAX_JSON_DEPTH,
     },
-    logLevel,
-    rateLimits: rateLimits(env.RATE_LIMITS),
+    logLevel: e.LOG_LEVEL,
+    rateLimits: e.RATE_LIMITS,
     upstream: {
-      connectTimeoutMs: integer(env, 'UPSTREAM_CONNECT_TIMEOUT_MS', 10_000),
-      firstByteTimeoutMs: integer(env, 'UPSTREAM_FIRST_BYTE_TIMEOUT_MS', 120_000),
-      idleTimeoutMs: integer(env, 'UPSTREAM_IDLE_TIMEOUT_MS', 60_000),
-      maxRetries: integer(env, 'UPSTREAM_MAX_RETRIES', 2),
-      retryBaseDelayMs: integer(env, 'UPSTREAM_RETRY_BASE_DELAY_MS', 250),
+      connectTimeoutMs: e.UPSTREAM_CONNECT_TIMEOUT_MS,
+      firstByteTimeoutMs: e.UPSTREAM_FIRST_BYTE_TIMEOUT_MS,
+      idleTimeoutMs: e.UPSTREAM_IDLE_TIMEOUT_MS,
+      maxRetries: e.UPSTREAM_MAX_RETRIES,
+      retryBaseDelayMs: e.UPSTREAM_RETRY_BASE_DELAY_MS,
     },
-    usageFlushMs: integer(env, 'USAGE_FLUSH_MS', 50),
-    createDemoAccount: env.GATEWAY_DEMO !== '0',
-    videos: readVideoConfig(env),
-    imageUrlTtlSeconds: Math.max(1, integer(env, 'IMAGE_URL_TTL_SECONDS', 3600)),
-    publicBaseUrl: publicBaseUrl(env.PUBLIC_BASE_URL),
+    usageFlushMs: e.USAGE_FLUSH_MS,
+    createDemoAccount: e.GATEWAY_DEMO,
+    videos: {
+      storage: e.VIDEO_STORAGE,
+      storageDir: e.VIDEO_STORAGE_DIR ? path.resolve(e.VIDEO_STORAGE_DIR) : undefined,
+      s3: {
+        endpoint: e.S3_ENDPOINT,
+        bucket: e.S3_BUCKET,
+        region: e.S3_REGION!,
+        accessKeyId: e.S3_ACCESS_KEY_ID,
+        secretAccessKey: e.S3_SECRET_ACCESS_KEY,
+        forcePathStyle: e.S3_FORCE_PATH_STYLE,
+      },
+      mockDelayMs: e.MOCK_VIDEO_DELAY_MS,
+      pollMinMs: e.VIDEO_POLL_MIN_MS,
+      pollMaxMs: e.VIDEO_POLL_MAX_MS,
+      workerIntervalMs: e.VIDEO_WORKER_INTERVAL_MS,
+      leaseMs: e.VIDEO_LEASE_MS,
+      concurrency: e.VIDEO_CONCURRENCY,
+      maxAttempts: e.VIDEO_MAX_ATTEMPTS,
+      maxAssetBytes: e.VIDEO_MAX_BYTES,
+      maxRunningPerAccount: e.VIDEO_MAX_RUNNING_PER_ACCOUNT,
+      maxQueuedPerAccount: e.VIDEO_MAX_QUEUED_PER_ACCOUNT,
+      retentionMs: Math.round(e.VIDEO_RETENTION_HOURS * 3_600_000),
+      retentionSweepMs: e.VIDEO_RETENTION_SWEEP_MS,
+    },
+    imageUrlTtlSeconds: Math.max(1, e.IMAGE_URL_TTL_SECONDS),
+    publicBaseUrl: e.PUBLIC_BASE_URL,
     dashboard: {
-      sessionTtlHours: Math.max(1, integer(env, 'DASHBOARD_SESSION_TTL_HOURS', 12)),
-      loginAttemptsPerUser: integer(env, 'DASHBOARD_LOGIN_ATTEMPTS_PER_USER', 10),
-      loginAttemptsPerAddress: integer(env, 'DASHBOARD_LOGIN_ATTEMPTS_PER_ADDRESS', 50),
+      sessionTtlHours: Math.max(1, e.DASHBOARD_SESSION_TTL_HOURS),
+      loginAttemptsPerUser: e.DASHBOARD_LOGIN_ATTEMPTS_PER_USER,
+      loginAttemptsPerAddress: e.DASHBOARD_LOGIN_ATTEMPTS_PER_ADDRESS,
     },
     providerHealth: {
-      failures: Math.max(1, integer(env, 'PROVIDER_COOLDOWN_FAILURES', 5)),
-      windowMs: Math.max(1, integer(env, 'PROVIDER_COOLDOWN_WINDOW_MS', 60_000)),
-      cooldownMs: Math.max(1, integer(env, 'PROVIDER_COOLDOWN_MS', 30_000)),
+      failures: Math.max(1, e.PROVIDER_COOLDOWN_FAILURES),
+      windowMs: Math.max(1, e.PROVIDER_COOLDOWN_WINDOW_MS),
+      cooldownMs: Math.max(1, e.PROVIDER_COOLDOWN_MS),
     },
     observability: {
-      metricsToken: env.METRICS_TOKEN || undefined,
-      metricsPort: env.METRICS_PORT ? integer(env, 'METRICS_PORT', 0) : undefined,
-      accessLog: accessLogLevel(env.ACCESS_LOG),
-      otlpTracesUrl: env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || (env.OTEL_EXPORTER_OTLP_ENDPOINT ? `${env.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, '')}/v1/traces` : undefined),
-      serviceName: env.OTEL_SERVICE_NAME || 'unified-model-gateway',
-      traceBatchDelayMs: Math.max(1, integer(env, 'OTEL_BSP_SCHEDULE_DELAY', 5_000)),
+      metricsToken: e.METRICS_TOKEN,
+      metricsPort: e.METRICS_PORT,
+      accessLog: e.ACCESS_LOG,
+      otlpTracesUrl: e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? (e.OTEL_EXPORTER_OTLP_ENDPOINT ? `${e.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, '')}/v1/traces` : undefined),
+      serviceName: e.OTEL_SERVICE_NAME!,
+      traceBatchDelayMs: Math.max(1, e.OTEL_BSP_SCHEDULE_DELAY),
     },
   };
 }
+
+/** The same as loadConfig (its older name, kept for the callers that use it). */
+export const readConfig = loadConfig;

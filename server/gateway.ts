@@ -28,7 +28,7 @@ import { GeneratedImageStore } from './images/generated-image-store.js';
 import { RestrictedFamilies } from './restricted/families.js';
 import { ProviderHealth } from './providers/provider-health.js';
 import { Observability } from './observability/observability.js';
-import { CATALOG_CHANNEL, followCatalog, followSwap } from './catalog/catalog-reload.js';
+import { CATALOG_CHANNEL, followCatalog, followSwap } from './catalog-reload.js';
 
 export interface RunningGateway {
   services: Services;

@@ -1,11 +1,12 @@
-import { readConfig } from './config.js';
+import { loadConfig } from './config.js';
+import { ConfigError } from './config.schema.js';
 import { startGateway } from './gateway.js';
-import { reloadCatalog } from './catalog/catalog-reload.js';
+import { reloadCatalog } from './catalog-reload.js';
 import { ensureDashboardBundle } from './dashboard/bundle.js';
 
 /** Process entry: `npm start`. */
 async function main(): Promise<void> {
-  const config = readConfig();
+  const config = loadConfig();
   // npm ci && npm start: the page is built here when missing or older than its sources.
   await ensureDashboardBundle((message) => process.stdout.write(`${message}\n`));
   const gateway = await startGateway(config);
@@ -45,6 +46,11 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: Error) => {
+  if (error instanceof ConfigError) {
+    // A bad setting, each bad variable named: exit 78 (EX_CONFIG), which a supervisor can tell from a crash.
+    process.stderr.write(`${error.message}\n`);
+    process.exit(ConfigError.EXIT_CODE);
+  }
   process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), level: 'error', event: 'gateway.start_failed', message: error.message })}\n`);
   process.exit(1);
 });

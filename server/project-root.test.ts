@@ -13,12 +13,13 @@ describe('the project root', () => {
     expect(projectPath('server', 'classifier', 'classifier-lexicon.json')).toBe(path.join(PROJECT_ROOT, 'server', 'classifier', 'classifier-lexicon.json'));
   });
 
-  it('is found from a compiled copy deeper down (dist/server/…), the nearest package.json winning', () => {
+  it("is found from a compiled copy deeper down (dist/server/…): this project's package.json, not the build's own", () => {
     const deep = path.join(scratch, 'app', 'dist', 'server', 'classifier');
     mkdirSync(deep, { recursive: true });
-    writeFileSync(path.join(scratch, 'app', 'package.json'), '{}');
+    writeFileSync(path.join(scratch, 'app', 'package.json'), JSON.stringify({ name: 'unified-model-gateway' }));
     expect(findProjectRoot(deep)).toBe(path.join(scratch, 'app'));
-    writeFileSync(path.join(scratch, 'app', 'dist', 'package.json'), '{}');
-    expect(findProjectRoot(deep)).toBe(path.join(scratch, 'app', 'dist'));
+    writeFileSync(path.join(scratch, 'app', 'dist', 'package.json'), JSON.stringify({ type: 'module' }));
+    expect(findProjectRoot(deep)).toBe(path.join(scratch, 'app'));
+    expect(() => findProjectRoot(path.join(scratch))).toThrow(/no unified-model-gateway package.json/);
   });
 });

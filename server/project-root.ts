@@ -1,21 +1,22 @@
 /**
- * The project's root: the nearest folder above this module that holds `package.json`. Data
- * files that ship beside the source (the classifier's lexicon, …) are found from it, so that
- * the same code reads them whether it runs from `server/` through tsx or from a compiled copy
- * in another folder (`dist/server/…`).
+ * The project's root: the folder of our own package.json, found by walking up from this
+ * module. Files that ship beside the source and are read at run time (the dashboard bundle,
+ * the classifier's lexicon) are found from it, so the same code reads them whether it runs
+ * from its TypeScript sources (`server/`) or from the compiled build (`dist/server/`, where a
+ * package.json of the build's own may sit in between).
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** The nearest folder at or above `start` that holds `package.json`. */
+const PACKAGE_NAME = 'unified-model-gateway';
+
+/** The nearest folder at or above `start` whose package.json is this project's. */
 export function findProjectRoot(start: string): string {
-  let folder = path.resolve(start);
-  for (;;) {
-    if (existsSync(path.join(folder, 'package.json'))) return folder;
-    const parent = path.dirname(folder);
-    if (parent === folder) throw new Error(`no package.json in ${start} or any folder above it`);
-    folder = parent;
+  for (let folder = path.resolve(start); ; folder = path.dirname(folder)) {
+    const manifest = path.join(folder, 'package.json');
+    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === PACKAGE_NAME) return folder;
+    if (path.dirname(folder) === folder) throw new Error(`no ${PACKAGE_NAME} package.json in ${start} or any folder above it`);
   }
 }
 

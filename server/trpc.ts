@@ -1,5 +1,4 @@
 import { initTRPC, TRPCError } from '@trpc/server';
-import type { OpenApiMeta } from 'trpc-to-openapi';
 import type { Context } from './context.js';
 import { ERROR_TABLE, GatewayError, toGatewayError, trpcCodeForStatus } from './errors.js';
 import { issuePath } from './validation.js';
@@ -7,7 +6,6 @@ import { issuePath } from './validation.js';
 /** The only initTRPC of the project. */
 const t = initTRPC
   .context<Context>()
-  .meta<OpenApiMeta>()
   .create({
     // Never a stack trace in an answer, whatever NODE_ENV says.
     isDev: false,

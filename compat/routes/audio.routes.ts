@@ -1,4 +1,8 @@
-import { AUDIO_FILE_MAX_BYTES } from '../../server/providers/openai/openai-audio.wire.js';
+import { z } from 'zod';
+import { AUDIO_FILE_MAX_BYTES, SPEECH_RESPONSE_FORMATS, transcriptionRequestSchema, translationRequestSchema } from '../../server/providers/openai/openai-audio.wire.js';
+// The content type of each format (GAPS.md "Audio"), as the mock produces it.
+import { SPEECH_CONTENT_TYPES } from '../../server/providers/mock/media/mock-speech.js';
+import { transcriptAnswerDoc } from '../answer-docs.js';
 import { checkedByProcedure, formFileIds, type CompatRoute, type RouteInput } from '../route.js';
 import type { MultipartSpec } from '../read-multipart.js';
 
@@ -19,6 +23,16 @@ function audioFormInput(input: RouteInput): Record<string, unknown> {
   return { ...fields, ...(file !== undefined ? { file } : {}) };
 }
 
+/** The form as a client sends it: the upload field is a file, not the upload id the procedure sees. */
+function audioForm(schema: z.ZodObject): z.ZodType {
+  return schema.extend({ file: z.file().meta({ description: 'The audio: non-empty, at most 25 MiB; flac, mp3, mp4, mpeg, mpga, m4a, ogg, wav or webm, judged by its bytes.' }) });
+}
+
+const transcriptDocs = {
+  answer: transcriptAnswerDoc,
+  answers: { 'application/json': {}, 'text/plain': { schema: { type: 'string', description: 'text, srt or vtt by response_format' } } },
+};
+
 /** `/v1/audio/*`. */
 export const AUDIO_ROUTES: CompatRoute[] = [
   {
@@ -28,6 +42,8 @@ export const AUDIO_ROUTES: CompatRoute[] = [
     body: 'json',
     auth: 'key',
     summary: 'Synthesise speech (audio bytes, streamed as produced; billed per input character)',
+    procedure: 'audio.speech',
+    docs: { answers: Object.fromEntries(SPEECH_RESPONSE_FORMATS.map((format) => [SPEECH_CONTENT_TYPES[format], { schema: { type: 'string', format: 'binary' } }])) },
     invoke: (caller, input) => caller.audio.speech(checkedByProcedure(input.body)),
   },
   {
@@ -38,6 +54,8 @@ export const AUDIO_ROUTES: CompatRoute[] = [
     multipart: AUDIO_UPLOAD,
     auth: 'key',
     summary: 'Transcribe audio (multipart; billed per second of audio)',
+    procedure: 'audio.transcriptions',
+    docs: { form: audioForm(transcriptionRequestSchema), ...transcriptDocs },
     invoke: (caller, input) => caller.audio.transcriptions(checkedByProcedure(audioFormInput(input))),
   },
   {
@@ -48,6 +66,8 @@ export const AUDIO_ROUTES: CompatRoute[] = [
     multipart: AUDIO_UPLOAD,
     auth: 'key',
     summary: 'Translate audio into English (multipart; billed per second of audio)',
+    procedure: 'audio.translations',
+    docs: { form: audioForm(translationRequestSchema), ...transcriptDocs },
     invoke: (caller, input) => caller.audio.translations(checkedByProcedure(audioFormInput(input))),
   },
 ];

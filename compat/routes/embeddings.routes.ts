@@ -1,3 +1,4 @@
+import { embeddingsAnswerDoc } from '../answer-docs.js';
 import { checkedByProcedure, type CompatRoute } from '../route.js';
 
 export const EMBEDDINGS_ROUTES: CompatRoute[] = [
@@ -8,6 +9,8 @@ export const EMBEDDINGS_ROUTES: CompatRoute[] = [
     body: 'json',
     auth: 'key',
     summary: 'Create embeddings (billed per input token)',
+    procedure: 'embeddings.create',
+    docs: { answer: embeddingsAnswerDoc },
     invoke: (caller, input) => caller.embeddings.create(checkedByProcedure(input.body)),
   },
 ];

@@ -1,3 +1,5 @@
+import { imagesAnswerDoc } from '../answer-docs.js';
+import { imageEditFormSchema } from '../../server/providers/openai/openai-images.wire.js';
 import { assertImagePlan } from '../../server/images/image-requests.js';
 import { EDIT_IMAGE_MAX_BYTES, EDIT_MASK_MAX_BYTES } from '../../server/images/image-edits.service.js';
 import { checkedByProcedure, formFields, formFileIds, type CompatRoute } from '../route.js';
@@ -13,6 +15,8 @@ export const IMAGES_ROUTES: CompatRoute[] = [
     auth: 'key',
     guard: (auth) => assertImagePlan(auth.account.plan),
     summary: 'Generate images (not on the free plan)',
+    procedure: 'images.generate',
+    docs: { answer: imagesAnswerDoc },
     invoke: (caller, input) => caller.images.generate(checkedByProcedure(input.body)),
   },
   {
@@ -35,6 +39,8 @@ export const IMAGES_ROUTES: CompatRoute[] = [
     // A free account is refused from its key alone: its upload is never read or stored.
     guard: (auth) => assertImagePlan(auth.account.plan),
     summary: 'Edit images (multipart; not on the free plan)',
+    procedure: 'images.edit',
+    docs: { form: imageEditFormSchema, answer: imagesAnswerDoc },
     invoke: (caller, input) =>
       caller.images.edit(checkedByProcedure({ ...formFields(input.form), image: formFileIds(input.form, 'image'), mask: formFileIds(input.form, 'mask')[0] })),
   },
@@ -45,6 +51,8 @@ export const IMAGES_ROUTES: CompatRoute[] = [
     body: 'none',
     auth: 'none',
     summary: 'A generated image by its signed link (no API key)',
+    procedure: 'images.file',
+    docs: { answers: { 'image/*': { schema: { type: 'string', format: 'binary' } } } },
     invoke: (caller, input) => caller.images.file({ id: input.params.id ?? '', expires: input.query.expires ?? '', signature: input.query.signature ?? '' }),
   },
 ];

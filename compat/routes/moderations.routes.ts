@@ -1,3 +1,4 @@
+import { moderationAnswerDoc } from '../answer-docs.js';
 import { checkedByProcedure, type CompatRoute } from '../route.js';
 
 export const MODERATIONS_ROUTES: CompatRoute[] = [
@@ -8,6 +9,8 @@ export const MODERATIONS_ROUTES: CompatRoute[] = [
     body: 'json',
     auth: 'key',
     summary: 'Classify text for moderation',
+    procedure: 'moderations.create',
+    docs: { answer: moderationAnswerDoc },
     invoke: (caller, input) => caller.moderations.create(checkedByProcedure(input.body)),
   },
 ];

@@ -21,6 +21,7 @@ export const VIDEO_ROUTES: CompatRoute[] = [
     multipart: { files: { input_reference: { maxFiles: 1, maxBytes: MAX_REFERENCE_BYTES } } },
     auth: 'key',
     summary: 'Create a video (generated in the background; poll GET /v1/videos/{id})',
+    procedure: 'videos.create',
     invoke: async (caller, input) => jsonAnswer(await caller.videos.create(checkedByProcedure(toCreateInput(input)))),
   },
   {
@@ -30,6 +31,7 @@ export const VIDEO_ROUTES: CompatRoute[] = [
     body: 'none',
     auth: 'key',
     summary: 'List videos, newest first',
+    procedure: 'videos.list',
     invoke: async (caller, input) => jsonAnswer(await caller.videos.list(checkedByProcedure(input.query))),
   },
   {
@@ -39,6 +41,7 @@ export const VIDEO_ROUTES: CompatRoute[] = [
     body: 'none',
     auth: 'key',
     summary: 'Get a video',
+    procedure: 'videos.get',
     invoke: async (caller, input) => jsonAnswer(await caller.videos.get({ id: input.params.id ?? '' })),
   },
   {
@@ -48,6 +51,8 @@ export const VIDEO_ROUTES: CompatRoute[] = [
     body: 'none',
     auth: 'key',
     summary: 'Download a video (video/mp4, Range supported), or its thumbnail or spritesheet (?variant=)',
+    procedure: 'videos.content',
+    docs: { answers: { 'video/mp4': { schema: { type: 'string', format: 'binary' } }, 'image/*': { schema: { type: 'string', format: 'binary', description: 'the thumbnail or spritesheet (?variant=)' } } } },
     invoke: (caller, input) => caller.videos.content(checkedByProcedure({ ...input.query, id: input.params.id ?? '' })),
   },
   {
@@ -57,6 +62,7 @@ export const VIDEO_ROUTES: CompatRoute[] = [
     body: 'none',
     auth: 'key',
     summary: 'Delete a video and its files',
+    procedure: 'videos.delete',
     invoke: async (caller, input) => jsonAnswer(await caller.videos.delete({ id: input.params.id ?? '' })),
   },
 ];

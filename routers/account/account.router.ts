@@ -7,17 +7,14 @@ import { creditsSchema, discountResultSchema, usageListSchema, usageQuerySchema 
 
 export const accountRouter = router({
   credits: apiKeyProcedure
-    .meta({ openapi: { method: 'GET', path: '/v1/credits', tags: ['account'], summary: 'Credit balance' } })
     .output(creditsSchema)
     .query(({ ctx }) => readCredits(ctx.services.db, ctx.auth.account.id)),
 
   discounts: apiKeyProcedure
-    .meta({ openapi: { method: 'GET', path: '/v1/discounts/my-discounts', tags: ['account'], summary: "Today's discounts" } })
     .output(discountResultSchema)
     .query(({ ctx }) => ctx.services.discounts.resultFor(ctx.auth.account.id, new Date())),
 
   usage: apiKeyProcedure
-    .meta({ openapi: { method: 'GET', path: '/v1/usage', tags: ['account'], summary: 'Charged requests, newest first' } })
     .input(usageQuerySchema)
     .output(usageListSchema)
     .query(async ({ ctx, input }) => {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { reloadCatalog } from '../../server/catalog/catalog-reload.js';
+import { reloadCatalog } from '../../server/catalog-reload.js';
 import { CatalogConfigError } from '../../server/catalog/catalog.js';
 import { GatewayError } from '../../server/errors.js';
 import { adminProcedure } from '../../server/procedures/index.js';

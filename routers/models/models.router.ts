@@ -6,12 +6,10 @@ import { getModelInputSchema, modelListSchema, modelSchema } from './models.sche
 /** The public catalog: no key, never filtered by account (SPEC "Models"). */
 export const modelsRouter = router({
   list: publicProcedure
-    .meta({ openapi: { method: 'GET', path: '/v1/models', tags: ['models'], protect: false, summary: 'List models' } })
     .output(modelListSchema)
     .query(({ ctx }) => ({ object: 'list' as const, data: ctx.services.catalog.list().map((model) => model.publicJson) })),
 
   get: publicProcedure
-    .meta({ openapi: { method: 'GET', path: '/v1/models/{id}', tags: ['models'], protect: false, summary: 'Get a model' } })
     .input(getModelInputSchema)
     .output(modelSchema)
     .query(({ ctx, input }) => {

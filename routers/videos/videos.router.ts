@@ -22,14 +22,12 @@ export const videosRouter = router({
 
   /** GET /v1/videos: the caller's account's videos, newest first. */
   list: apiKeyProcedure
-    .meta({ openapi: { method: 'GET', path: '/v1/videos', tags: ['videos'], summary: 'List videos' } })
     .input(videoListQuerySchema)
     .output(videoListSchema)
     .query(({ ctx, input }) => listVideos(ctx, input)),
 
   /** GET /v1/videos/{id} */
   get: apiKeyProcedure
-    .meta({ openapi: { method: 'GET', path: '/v1/videos/{id}', tags: ['videos'], summary: 'Get a video' } })
     .input(videoIdInputSchema)
     .output(videoSchema)
     .query(({ ctx, input }) => getVideo(ctx, input.id)),
@@ -42,7 +40,6 @@ export const videosRouter = router({
 
   /** DELETE /v1/videos/{id}: the video and its files, for good. */
   delete: apiKeyProcedure
-    .meta({ openapi: { method: 'DELETE', path: '/v1/videos/{id}', tags: ['videos'], summary: 'Delete a video' } })
     .input(videoIdInputSchema)
     .output(videoDeleteResultSchema)
     .mutation(({ ctx, input }) => deleteVideo(ctx, input.id)),

@@ -1,9 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
 
-export const KEY_PREFIX = 'sk-umg-';
+import { KEY_PREFIX } from '../key-format.js';
+
+export { isWellFormedApiKey, KEY_PREFIX } from '../key-format.js';
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const RANDOM_LENGTH = 48;
-const KEY_PATTERN = /^sk-umg-[0-9A-Za-z]{40,}$/;
 
 /** A new API key: the fixed prefix and 48 random base62 characters (~285 bits). */
 export function generateApiKey(): string {
@@ -15,10 +16,6 @@ export function generateApiKey(): string {
     }
   }
   return out;
-}
-
-export function isWellFormedApiKey(key: string): boolean {
-  return KEY_PATTERN.test(key);
 }
 
 /**

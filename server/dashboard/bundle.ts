@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { PROJECT_ROOT } from '../project-root.js';
 
 /**
  * The dashboard's bundle: built by Vite from dashboard/ into dashboard/dist
@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
  * fresh clone (where every file has the clone's time) builds once.
  */
 
-export const DASHBOARD_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../dashboard');
+export const DASHBOARD_ROOT = path.join(PROJECT_ROOT, 'dashboard');
 export const DASHBOARD_DIST = path.join(DASHBOARD_ROOT, 'dist');
 const STAMP = path.join(DASHBOARD_DIST, '.source-hash');
 

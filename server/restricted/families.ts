@@ -3,7 +3,6 @@
  * file (`families`, and a model's `family`). Built with each catalog version (start, reload); a
  * model carries its family from the version it was resolved in.
  */
-import type { CatalogModel } from '../catalog/catalog.js';
 import { LEGACY_RESTRICTED_FAMILY, type CatalogFile, type ModelEntry } from '../catalog/catalog.schema.js';
 import { DEFAULT_USAGE_RULES } from './default-usage-rules.js';
 import { compileUsageRules, type CompiledUsageRules } from './usage-rules.js';
@@ -32,7 +31,7 @@ export class RestrictedFamilies {
   }
 
   /** The restricted family of a model entry, or undefined for every other model (one map lookup). */
-  familyOf(model: Pick<CatalogModel, 'entry'> | ModelEntry): RestrictedFamily | undefined {
+  familyOf(model: { entry: ModelEntry } | ModelEntry): RestrictedFamily | undefined {
     const family = 'entry' in model ? model.entry.family : model.family;
     return family === undefined ? undefined : this.families.get(family);
   }

@@ -1,7 +1,7 @@
 /**
  * Starts a worker thread on a module that sits beside its caller, whether
- * the gateway runs from TypeScript sources (`npm start` under tsx) or from
- * compiled JavaScript.
+ * the gateway runs from TypeScript sources (`npm run dev` and the tests, under
+ * tsx) or from the compiled JavaScript in dist/ that `npm start` runs.
  *
  * Node 20 cannot load TypeScript in a worker: a loader given through
  * `execArgv` (`--import tsx`, as the `tsx` CLI passes it) is ignored there

@@ -56,8 +56,8 @@ let demoKey: string;
 beforeAll(async () => {
   dataDir = mkdtempSync(path.join(os.tmpdir(), 'umg-readme-data-'));
   workDir = mkdtempSync(path.join(os.tmpdir(), 'umg-readme-work-'));
-  // As `npm start` runs it: embedded PGlite in DATA_DIR, the demo catalog and account, the default limits.
-  gateway = await spawnGateway({ DATA_DIR: dataDir, DATABASE_URL: '', GATEWAY_CONFIG: '', GATEWAY_ADMIN_TOKEN: '', GATEWAY_DEMO: '1', RATE_LIMITS: '' });
+  // As `npm start` runs it (the compiled build): embedded PGlite in DATA_DIR, the demo catalog and account, the default limits.
+  gateway = await spawnGateway({ DATA_DIR: dataDir, DATABASE_URL: '', GATEWAY_CONFIG: '', GATEWAY_ADMIN_TOKEN: '', GATEWAY_DEMO: '1', RATE_LIMITS: '' }, { compiled: true });
   await waitFor(() => /sk-umg-[0-9A-Za-z]{40,}/.test(gateway.output()), { message: 'the demo key to be printed' });
   demoKey = /sk-umg-[0-9A-Za-z]{40,}/.exec(gateway.output())![0];
 }, 240_000);

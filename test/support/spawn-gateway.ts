@@ -1,9 +1,10 @@
 /**
- * A real gateway process (`server/main.ts` under tsx), for tests that kill
+ * A real gateway process (`server/main.ts` under tsx, or the compiled
+ * `dist/server/main.js` that `npm start` runs), for tests that kill
  * it, cut its database, or measure its CPU and memory from outside. It exits
  * with the test process (see test/foundation/exit-with-parent.ts).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
@@ -39,10 +40,29 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** exit-with-parent.ts for a process without tsx (the compiled gateway). */
+const EXIT_WITH_PARENT_JS = `data:text/javascript,process.on('disconnect', () => process.kill(process.pid, 'SIGTERM'));`;
+
+export interface SpawnOptions {
+  readyTimeoutMs?: number;
+  /** Run the compiled build (dist/, made by scripts/build.mjs) without tsx, as `npm start` does. */
+  compiled?: boolean;
+  /** Another Node.js binary (e.g. Node 24) than the one running the tests. */
+  nodeBinary?: string;
+}
+
 /** Starts a gateway with `env` over these defaults and waits for `/readyz`. */
-export async function spawnGateway(env: Record<string, string>, options: { readyTimeoutMs?: number } = {}): Promise<SpawnedGateway> {
+export async function spawnGateway(env: Record<string, string>, options: SpawnOptions = {}): Promise<SpawnedGateway> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', '--import', './test/foundation/exit-with-parent.ts', 'server/main.ts'], {
+  if (options.compiled) {
+    // As npm start does: compile first (nothing to do when dist/ is current).
+    const build = spawnSync(options.nodeBinary ?? process.execPath, ['scripts/build.mjs', '--quiet'], { cwd: ROOT, encoding: 'utf8' });
+    if (build.status !== 0) throw new Error(`scripts/build.mjs failed:\n${build.stderr}`);
+  }
+  const argv = options.compiled
+    ? ['--enable-source-maps', '--import', EXIT_WITH_PARENT_JS, 'dist/server/main.js']
+    : ['--import', 'tsx', '--import', './test/foundation/exit-with-parent.ts', 'server/main.ts'];
+  const child = spawn(options.nodeBinary ?? process.execPath, argv, {
     cwd: ROOT,
     env: {
       ...process.env,

@@ -9,10 +9,10 @@
  * changed); what the instance derives from the catalog — restricted families,
  * provider health, the logger's secrets, metric labels — follows each swap.
  */
-import { notify, type DatabaseHandle } from '../../db/client.js';
-import type { Logger } from '../logger.js';
-import type { Services } from '../services.js';
-import { applyCatalog, CatalogConfigError, findUnsetSecrets, loadCatalogSource, type Catalog, type CatalogSnapshot } from './catalog.js';
+import { notify, type DatabaseHandle } from '../db/client.js';
+import type { Logger } from './logger.js';
+import type { Services } from './services.js';
+import { applyCatalog, CatalogConfigError, findUnsetSecrets, loadCatalogSource, type Catalog, type CatalogSnapshot } from './catalog/catalog.js';
 
 /** The notification every instance reloads its catalog on. */
 export const CATALOG_CHANNEL = 'umg_catalog';
