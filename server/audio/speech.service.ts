@@ -4,9 +4,9 @@
  */
 import type { BinaryAnswer } from '../answers.js';
 import { ClientAbortedError, GatewayError, toGatewayError } from '../errors.js';
-import type { Meter } from '../generation/metering.js';
-import { redactError } from '../generation/redaction.js';
-import type { OperationContext } from '../generation/routing.js';
+import type { Meter } from '../operations/metering.js';
+import { redactError } from '../operations/redaction.js';
+import type { OperationContext } from '../operations/routing.js';
 import { runOperation } from '../operations/run-operation.js';
 import { guardStream } from '../generation/stream-guard.js';
 import { countCharacters, type SpeechRequest } from '../providers/openai/openai-audio.wire.js';

@@ -6,7 +6,7 @@
 import { jsonAnswer, type JsonAnswer, type TextAnswer } from '../answers.js';
 import type { Endpoint } from '../catalog/catalog.schema.js';
 import { GatewayError } from '../errors.js';
-import type { OperationContext } from '../generation/routing.js';
+import type { OperationContext } from '../operations/routing.js';
 import { runOperation } from '../operations/run-operation.js';
 import { detectAudioFormat, probeAudioDuration } from '../media/audio-format.js';
 import { renderTranscript, type Transcript, type TranscriptFormat } from '../media/subtitles.js';

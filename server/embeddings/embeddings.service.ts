@@ -8,7 +8,7 @@
 import { jsonAnswer, type JsonAnswer } from '../answers.js';
 import { DEFAULT_EMBEDDING_MAX_INPUT_TOKENS } from '../catalog/catalog.schema.js';
 import { GatewayError } from '../errors.js';
-import type { OperationContext } from '../generation/routing.js';
+import type { OperationContext } from '../operations/routing.js';
 import { runOperation } from '../operations/run-operation.js';
 import {
   listEmbeddingInputs,

@@ -14,9 +14,9 @@ import type { ChatAdapter, NativeRequestBuilder, ProviderConnection, UpstreamTra
 import { estimateRequestTokens } from '../providers/request-tokens.js';
 import type { AnswerIdentity, ClientCodec } from './codec.js';
 import { usageOfResponse } from './delivery-tracker.js';
-import type { Meter } from './metering.js';
+import type { Meter } from '../operations/metering.js';
 import { bridgedSource, nativeSource, relay } from './relay.js';
-import { assertCanStream, fidelityHeaders, isStrict, mergeReports, type OperationContext } from './routing.js';
+import { assertCanStream, fidelityHeaders, isStrict, mergeReports, type OperationContext } from '../operations/routing.js';
 import { guardStream } from './stream-guard.js';
 import { runOperation, type Served } from '../operations/run-operation.js';
 

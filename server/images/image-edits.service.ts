@@ -9,7 +9,7 @@
 import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { GatewayError } from '../errors.js';
-import { assertCanStream, type OperationContext } from '../generation/routing.js';
+import { assertCanStream, type OperationContext } from '../operations/routing.js';
 import { runOperation } from '../operations/run-operation.js';
 import { imageCapabilitiesOf } from '../catalog/catalog.schema.js';
 import { MediaFormatError } from '../media/media-format-error.js';

@@ -5,7 +5,7 @@
  * `*.completed` event delivered). Each service brings only its adapter call.
  */
 import type { CatalogModel } from '../catalog/catalog.js';
-import type { OperationContext } from '../generation/routing.js';
+import type { OperationContext } from '../operations/routing.js';
 import type { OperationPlan, OperationStep } from '../operations/run-operation.js';
 import type { ImagesResponse, ImageStreamEvent } from '../providers/openai/openai-images.wire.js';
 import { answerImages, streamImageEvents, type CheckedImageRequest, type ImagesAnswer } from './image-requests.js';

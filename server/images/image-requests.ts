@@ -9,9 +9,9 @@ import { eventPart, jsonAnswer, type JsonAnswer, type StreamAnswer, type StreamP
 import type { CatalogModel } from '../catalog/catalog.js';
 import { imageCapabilitiesOf } from '../catalog/catalog.schema.js';
 import { ClientAbortedError, GatewayError, toGatewayError } from '../errors.js';
-import type { Meter, MeteredUsage } from '../generation/metering.js';
-import { redactError } from '../generation/redaction.js';
-import type { OperationContext } from '../generation/routing.js';
+import type { Meter, MeteredUsage } from '../operations/metering.js';
+import { redactError } from '../operations/redaction.js';
+import type { OperationContext } from '../operations/routing.js';
 import { guardStream } from '../generation/stream-guard.js';
 import type { ImageDatum, ImageSize, ImagesResponse, ImageStreamEvent } from '../providers/openai/openai-images.wire.js';
 import { openAIErrorType } from '../error-types.js';

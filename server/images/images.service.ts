@@ -1,4 +1,4 @@
-import { assertCanStream, type OperationContext } from '../generation/routing.js';
+import { assertCanStream, type OperationContext } from '../operations/routing.js';
 import { runOperation } from '../operations/run-operation.js';
 import type { ImageGenerationRequest } from '../providers/openai/openai-images.wire.js';
 import type { ImageGenerationCall } from '../providers/types.js';

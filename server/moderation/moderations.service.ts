@@ -5,7 +5,7 @@
  * nothing for the demo models (priced 0).
  */
 import { jsonAnswer, type JsonAnswer } from '../answers.js';
-import type { OperationContext } from '../generation/routing.js';
+import type { OperationContext } from '../operations/routing.js';
 import { runOperation } from '../operations/run-operation.js';
 import {
   DEFAULT_MODERATION_MODEL,

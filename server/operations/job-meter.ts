@@ -13,7 +13,7 @@ import type { AuthContext } from '../auth/authenticate.js';
 import type { Billing, UsageRecord } from '../billing/billing.js';
 import type { CatalogModel } from '../catalog/catalog.js';
 import type { Endpoint } from '../catalog/catalog.schema.js';
-import { buildUsageEntry, priceOf, type MeteredUsage } from '../generation/metering.js';
+import { buildUsageEntry, priceOf, type MeteredUsage } from './metering.js';
 import type { DiscountSource } from '../billing/discount-settings.js';
 
 /** What a job meter uses: today's discounts and the job holds. */

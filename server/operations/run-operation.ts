@@ -8,8 +8,8 @@
  */
 import type { CatalogModel } from '../catalog/catalog.js';
 import type { Endpoint } from '../catalog/catalog.schema.js';
-import { Meter, type MeterDeps, type MeteredUsage } from '../generation/metering.js';
-import { resolveModel, routeDeployments, type DeploymentAttempt, type ModelDeps, type OperationContext, type RoutingDeps } from '../generation/routing.js';
+import { Meter, type MeterDeps, type MeteredUsage } from './metering.js';
+import { resolveModel, routeDeployments, type DeploymentAttempt, type ModelDeps, type OperationContext, type RoutingDeps } from './routing.js';
 import type { Operation } from '../providers/registry.js';
 import { checkRestrictedUsage, type UsageCheckContext, type UsageCheckRequest } from '../restricted/usage-check.js';
 
@@ -17,7 +17,7 @@ import { checkRestrictedUsage, type UsageCheckContext, type UsageCheckRequest } 
 export type OperationDeps = MeterDeps & RoutingDeps & ModelDeps & UsageCheckContext['services'];
 
 /** A request as the pipeline sees it. */
-export type OperationRunContext = Pick<OperationContext, 'auth' | 'requestId' | 'receivedAt' | 'signal' | 'clientAddress'> & { services: OperationDeps };
+export type OperationRunContext = Pick<OperationContext, 'auth' | 'requestId' | 'receivedAt' | 'signal' | 'clientAddress' | 'observation'> & { services: OperationDeps };
 
 /** One try on one deployment, as an operation's call gets it. */
 export interface OperationStep<Op extends Operation> extends DeploymentAttempt<Op> {
@@ -70,7 +70,7 @@ export async function runOperation<Op extends Operation, Answer>(context: Operat
   const model = resolveModel(services, auth, spec.model, spec.endpoint);
   const plan = await spec.plan(model);
   if (plan.usageCheck) await checkRestrictedUsage(context, model, spec.endpoint, plan.usageCheck);
-  const meter = new Meter({ deps: services, auth, requestId: context.requestId, receivedAt: context.receivedAt, model, endpoint: spec.endpoint, stream: plan.stream });
+  const meter = new Meter({ deps: services, auth, requestId: context.requestId, receivedAt: context.receivedAt, observation: context.observation, model, endpoint: spec.endpoint, stream: plan.stream });
   await meter.hold(plan.hold);
   const abandoned = new AbortController();
   try {

@@ -9,7 +9,7 @@ import { countUnfinishedVideos, deleteVideo as deleteVideoRow, findVideo, insert
 import type { Video as VideoRow, VideoInputReferenceRecord } from '../../db/schema.js';
 import type { BinaryAnswer } from '../answers.js';
 import { GatewayError } from '../errors.js';
-import { resolveModel, type OperationContext } from '../generation/routing.js';
+import { resolveModel, type OperationContext } from '../operations/routing.js';
 import { JobMeter } from '../operations/job-meter.js';
 import type { Video, VideoContentQuery, VideoCreateRequest, VideoDeleteResult, VideoList, VideoListQuery } from '../providers/openai/openai-videos.wire.js';
 import type { UploadedFile } from '../uploads/upload-store.js';
