@@ -11,6 +11,7 @@ export type GatewayErrorCode =
   | 'INVALID_REQUEST'
   | 'UNSUPPORTED_ENDPOINT'
   | 'UNSUPPORTED_FEATURE'
+  | 'CONTENT_FILTERED'
   | 'MISSING_HEADER'
   | 'INVALID_FORMAT'
   | 'INVALID_KEY'
@@ -50,6 +51,8 @@ export const ERROR_TABLE: Record<GatewayErrorCode, { status: number; trpc: TRPC_
   INVALID_REQUEST: { status: 400, trpc: 'BAD_REQUEST' },
   UNSUPPORTED_ENDPOINT: { status: 400, trpc: 'BAD_REQUEST' },
   UNSUPPORTED_FEATURE: { status: 400, trpc: 'BAD_REQUEST' },
+  // Not in GAPS.md: the provider's content filter refused the prompt (Azure OpenAI's `content_filter` 400).
+  CONTENT_FILTERED: { status: 400, trpc: 'BAD_REQUEST' },
   MISSING_HEADER: { status: 401, trpc: 'UNAUTHORIZED' },
   INVALID_FORMAT: { status: 401, trpc: 'UNAUTHORIZED' },
   INVALID_KEY: { status: 401, trpc: 'UNAUTHORIZED' },
@@ -188,6 +191,9 @@ export class UpstreamError extends Error {
           cause: this,
           retryAfter: this.retryAfter,
         });
+      }
+      if (this.status === 400 && this.upstreamType === 'content_filter') {
+        return new GatewayError('CONTENT_FILTERED', this.message, { param: this.upstreamParam, cause: this });
       }
       const code = this.status === 400 || this.status === 422 ? 'UNSUPPORTED_FEATURE' : 'INVALID_REQUEST';
       return new GatewayError(code, this.message, { status: this.status, param: this.upstreamParam, cause: this });

@@ -4,6 +4,7 @@ import { IMAGE_QUALITIES, IMAGE_SIZES, IMAGE_STYLES } from '../providers/openai/
 import { ENDPOINTS } from '../endpoints.js';
 import { PROVIDER_KIND_NAMES } from '../providers/types.js';
 import { usageRulesSchema } from './usage-rules.schema.js';
+import { isAzureV1Base } from '../providers/azure/azure-url.js';
 
 export { ENDPOINTS, type Endpoint } from '../endpoints.js';
 
@@ -45,12 +46,24 @@ const secretReference = z
   .string()
   .regex(/^env:[A-Za-z_][A-Za-z0-9_]*$/, 'must reference an environment variable as "env:NAME"; secrets are not stored in the config');
 
+/** Azure OpenAI: how the gateway addresses and authenticates to a resource. */
+export const azureOptionsSchema = z.strictObject({
+  /** The `api-version` query parameter (`2024-10-21`; `preview` on the v1 API). Required with deployment URLs. */
+  apiVersion: z.string().regex(/^[A-Za-z0-9.-]{1,40}$/, 'an api-version such as 2024-10-21').optional(),
+  /** A Microsoft Entra ID access token, sent as `Authorization: Bearer` instead of the `api-key` header. */
+  entraToken: secretReference.optional(),
+});
+
 const identifier = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$/, 'letters, digits and . _ : / - only');
 
 export const providerEntrySchema = z.strictObject({
   id: identifier,
   kind: z.enum(PROVIDER_KIND_NAMES),
-  /** Base URL including the version prefix (`https://api.openai.com/v1`). Not needed for `mock`. */
+  /**
+   * Base URL including the version prefix (`https://api.openai.com/v1`). Not needed for `mock`; for `bedrock`, the region's endpoint unless set.
+   * `azure`: the resource endpoint (`https://NAME.openai.azure.com`: deployment URLs, `azure.apiVersion`
+   * required) or the v1 API base (`https://NAME.openai.azure.com/openai/v1`).
+   */
   baseUrl: z.url().optional(),
   apiKey: secretReference.optional(),
   /** Extra headers; values may be `env:NAME` references too. */
@@ -67,6 +80,17 @@ export const providerEntrySchema = z.strictObject({
    * client sent is forwarded (SPEC: the beta header goes to the provider).
    */
   allowedBetas: z.array(z.string().regex(/^(\*|[A-Za-z0-9._-]+)$/)).optional(),
+  /** Kind `azure` only (see {@link azureOptionsSchema}). */
+  azure: azureOptionsSchema.optional(),
+  /** `bedrock`: the region and the AWS credentials requests are signed with (Signature V4), as `env:NAME` references. */
+  aws: z
+    .strictObject({
+      region: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d+$/, 'an AWS region such as us-east-1'),
+      accessKeyId: secretReference,
+      secretAccessKey: secretReference,
+      sessionToken: secretReference.optional(),
+    })
+    .optional(),
 });
 export type ProviderEntry = z.infer<typeof providerEntrySchema>;
 
@@ -170,7 +194,17 @@ export const catalogFileSchema = z
     file.providers.forEach((provider, index) => {
       if (providerIds.has(provider.id)) ctx.addIssue({ code: 'custom', path: ['providers', index, 'id'], message: `duplicate provider "${provider.id}"` });
       providerIds.add(provider.id);
-      if (provider.kind !== 'mock' && !provider.baseUrl) ctx.addIssue({ code: 'custom', path: ['providers', index, 'baseUrl'], message: 'required for this kind' });
+      if (provider.kind !== 'mock' && provider.kind !== 'bedrock' && !provider.baseUrl) ctx.addIssue({ code: 'custom', path: ['providers', index, 'baseUrl'], message: 'required for this kind' });
+      if (provider.azure && provider.kind !== 'azure') ctx.addIssue({ code: 'custom', path: ['providers', index, 'azure'], message: 'only for kind azure' });
+      if (provider.kind === 'azure') {
+        if (provider.baseUrl && !isAzureV1Base(provider.baseUrl) && !provider.azure?.apiVersion) {
+          ctx.addIssue({ code: 'custom', path: ['providers', index, 'azure', 'apiVersion'], message: 'required with a resource endpoint (deployment URLs); or use the v1 API base …/openai/v1' });
+        }
+        if (provider.apiKey && provider.azure?.entraToken) {
+          ctx.addIssue({ code: 'custom', path: ['providers', index, 'azure', 'entraToken'], message: 'give apiKey or entraToken, not both' });
+        }
+      }
+      if (provider.kind === 'bedrock' && !provider.aws) ctx.addIssue({ code: 'custom', path: ['providers', index, 'aws'], message: 'required for kind bedrock (region and credentials)' });
     });
     const modelIds = new Set<string>();
     file.models.forEach((model, index) => {

@@ -10,6 +10,7 @@ import { catalogFileSchema, toMicroPrice, type CatalogFile, type Endpoint, type 
 import { DEMO_CATALOG } from './demo-catalog.js';
 import { issuePath } from '../validation.js';
 import { kindServesEndpoint } from '../providers/registry.js';
+import { bedrockEndpoint } from '../providers/bedrock/bedrock-signing.js';
 import { MIN_SECRET_LENGTH } from '../logger.js';
 import { RestrictedFamilies, type RestrictedFamily } from '../restricted/families.js';
 
@@ -165,12 +166,23 @@ export async function applyCatalog(db: Kysely<Database>, catalog: CatalogFile): 
 export function findUnsetSecrets(catalog: Pick<CatalogFile, 'providers'>, env: NodeJS.ProcessEnv): Array<{ provider: string; variable: string }> {
   const unset: Array<{ provider: string; variable: string }> = [];
   for (const provider of catalog.providers) {
-    const references = [provider.apiKey, ...Object.values(provider.headers ?? {})];
+    const references = [provider.apiKey, ...Object.values(provider.headers ?? {}), provider.azure?.entraToken, ...awsReferences(provider)];
     for (const reference of references) {
       if (reference?.startsWith('env:') && !env[reference.slice(4)]) unset.push({ provider: provider.id, variable: reference.slice(4) });
     }
   }
   return unset;
+}
+
+/** The `env:` references of a provider's AWS credentials. */
+function awsReferences(provider: ProviderEntry): string[] {
+  const aws = provider.aws;
+  return aws ? [aws.accessKeyId, aws.secretAccessKey, ...(aws.sessionToken ? [aws.sessionToken] : [])] : [];
+}
+
+/** Where a provider without `baseUrl` is reached: a Bedrock region's endpoint, or nowhere (the mock). */
+function defaultBaseUrl(entry: ProviderEntry): string {
+  return entry.kind === 'bedrock' && entry.aws ? bedrockEndpoint(entry.aws.region) : 'mock://';
 }
 
 function resolveSecret(reference: string | undefined, env: NodeJS.ProcessEnv): string | undefined {
@@ -188,18 +200,37 @@ function resolveProvider(entry: ProviderEntry, env: NodeJS.ProcessEnv): Resolved
   return {
     id: entry.id,
     kind: entry.kind,
-    baseUrl: (entry.baseUrl ?? 'mock://').replace(/\/+$/, ''),
+    baseUrl: (entry.baseUrl ?? defaultBaseUrl(entry)).replace(/\/+$/, ''),
     apiKey: resolveSecret(entry.apiKey, env),
     headers,
     ...(entry.allowedBetas ? { allowedBetas: entry.allowedBetas } : {}),
+    ...(entry.azure ? { azure: { apiVersion: entry.azure.apiVersion, entraToken: resolveSecret(entry.azure.entraToken, env) } } : {}),
+    ...(entry.aws
+      ? {
+          aws: {
+            region: entry.aws.region,
+            accessKeyId: resolveSecret(entry.aws.accessKeyId, env),
+            secretAccessKey: resolveSecret(entry.aws.secretAccessKey, env),
+            sessionToken: resolveSecret(entry.aws.sessionToken, env),
+          },
+        }
+      : {}),
     entry,
   };
 }
 
-/** A provider's secrets: its API key and the header values taken from the environment (values under 8 characters left out). */
+/**
+ * A provider's secrets: its API key, Azure's Entra ID token, its AWS credentials (the key id too:
+ * not secret by AWS's rules, but no client needs to see it) and the header values taken from the
+ * environment (values under 8 characters left out).
+ */
 export function providerSecrets(provider: ResolvedProvider): string[] {
   const secrets = new Set<string>();
   if (provider.apiKey) secrets.add(provider.apiKey);
+  if (provider.azure?.entraToken) secrets.add(provider.azure.entraToken);
+  if (provider.aws?.accessKeyId) secrets.add(provider.aws.accessKeyId);
+  if (provider.aws?.secretAccessKey) secrets.add(provider.aws.secretAccessKey);
+  if (provider.aws?.sessionToken) secrets.add(provider.aws.sessionToken);
   for (const [name, value] of Object.entries(provider.entry.headers ?? {})) {
     const resolved = provider.headers?.[name.toLowerCase()];
     if (value.startsWith('env:') && resolved) secrets.add(resolved);

@@ -5,6 +5,8 @@
  */
 import type { Endpoint } from '../endpoints.js';
 import { anthropicChatAdapter, anthropicCountTokensAdapter } from './anthropic/anthropic.adapter.js';
+import { azureChatAdapter, azureEmbeddingsAdapter, azureImagesAdapter, azureSpeechAdapter, azureTranscriptionAdapter } from './azure/azure.adapter.js';
+import { bedrockChatAdapter } from './bedrock/bedrock.adapter.js';
 import { localCountTokensAdapter } from './local-count.js';
 import { mockChatAdapter, mockCountTokensAdapter } from './mock/mock.adapters.js';
 import { mockEmbeddingsAdapter } from './mock/mock-embeddings.adapter.js';
@@ -67,6 +69,19 @@ export const PROVIDER_KINDS: Record<ProviderKind, ProviderKindDefinition> = {
     },
   },
   anthropic: { kind: 'anthropic', adapters: { chat: anthropicChatAdapter, countTokens: anthropicCountTokensAdapter } },
+  // Azure OpenAI has no moderations endpoint, and its video generation is not OpenAI's `/videos` API.
+  azure: {
+    kind: 'azure',
+    adapters: {
+      chat: azureChatAdapter,
+      countTokens: localCountTokensAdapter,
+      images: azureImagesAdapter,
+      embeddings: azureEmbeddingsAdapter,
+      speech: azureSpeechAdapter,
+      transcription: azureTranscriptionAdapter,
+    },
+  },
+  bedrock: { kind: 'bedrock', adapters: { chat: bedrockChatAdapter, countTokens: localCountTokensAdapter } },
   mock: {
     kind: 'mock',
     adapters: {

@@ -17,7 +17,7 @@ import type { ImagesResponse, ImageStreamEvent } from './openai/openai-images.wi
 export type ChatFormat = 'chat' | 'messages' | 'responses';
 
 /** Every kind of provider the catalog can name. */
-export const PROVIDER_KIND_NAMES = ['openai', 'anthropic', 'mock'] as const;
+export const PROVIDER_KIND_NAMES = ['openai', 'anthropic', 'mock', 'azure', 'bedrock'] as const;
 export type ProviderKind = (typeof PROVIDER_KIND_NAMES)[number];
 
 /** A provider as configured (secrets already resolved from the environment). */
@@ -33,6 +33,18 @@ export interface ProviderConnection {
   headers?: Record<string, string>;
   /** When set, the only client betas this provider receives (`*`: any); unset: every beta the client sent. */
   allowedBetas?: readonly string[];
+  /** Azure OpenAI: the `api-version` of deployment URLs, and an Entra ID token sent instead of the `api-key` (resolved). */
+  azure?: { apiVersion?: string; entraToken?: string };
+  /** AWS Signature V4 region and credentials (`bedrock`), secrets resolved; never logged. */
+  aws?: AwsConnection;
+}
+
+/** What a request signed with AWS Signature V4 needs. A credential whose variable is unset is absent. */
+export interface AwsConnection {
+  region: string;
+  accessKeyId?: string;
+  secretAccessKey?: string;
+  sessionToken?: string;
 }
 
 export interface UpstreamHttpRequest {
@@ -73,6 +85,8 @@ export interface UpstreamTransport {
   readBytes(response: UpstreamResponse, limit: number): Promise<Buffer>;
   /** The answer's server-sent events; the body is released when the loop ends. */
   readEvents(response: UpstreamResponse): AsyncIterable<SseEvent>;
+  /** The answer's bytes as they come (binary stream framings); read failures mapped as for events; the body is released when the loop ends. */
+  readChunks(response: UpstreamResponse): AsyncIterable<Uint8Array>;
 }
 
 /** Stateful translator of one provider stream into canonical events. */

@@ -110,7 +110,18 @@ export function createTransport(options: TransportOptions): UpstreamTransport {
       }
     },
     readEvents: (response) => readEvents(response, mapReadError),
+    readChunks: (response) => readChunks(response, mapReadError),
   };
+}
+
+async function* readChunks(response: UpstreamResponse, mapReadError: (error: unknown) => Error): AsyncGenerator<Uint8Array> {
+  try {
+    for await (const chunk of response.body) yield chunk;
+  } catch (error) {
+    throw mapReadError(error);
+  } finally {
+    response.body.destroy();
+  }
 }
 
 async function* readEvents(response: UpstreamResponse, mapReadError: (error: unknown) => Error): AsyncGenerator<SseEvent> {

@@ -84,7 +84,8 @@ interface PlanInput {
   maxTokens: number | undefined;
 }
 
-function createOpenAIDialect(options: OpenAIUpstreamOptions): UpstreamDialect {
+/** The dialect itself, for servers that speak OpenAI's format under other paths (Azure OpenAI). */
+export function createOpenAIDialect(options: OpenAIUpstreamOptions): UpstreamDialect {
   const chunkSize = options.streamChunkSize ?? 4;
   const models = options.models ?? OPENAI_UPSTREAM_MODELS;
 

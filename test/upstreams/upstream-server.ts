@@ -140,10 +140,10 @@ export interface JsonStep extends ScriptStepBase {
   headers?: Record<string, string>;
 }
 
-/** Streams exactly these frames (each written as given, so include the blank line). */
+/** Streams exactly these frames (each written as given, so include the blank line; binary framings give bytes). */
 export interface SseStep extends ScriptStepBase {
   kind: 'sse';
-  frames: string[];
+  frames: Array<string | Buffer>;
   status?: number;
   headers?: Record<string, string>;
   chunkDelayMs?: number;
@@ -178,7 +178,7 @@ export type ScriptStep =
 export type UpstreamAnswer =
   | { kind: 'json'; status: number; body: unknown; headers?: Record<string, string> }
   | { kind: 'bytes'; status?: number; contentType: string; body: Buffer; headers?: Record<string, string> }
-  | { kind: 'sse'; status?: number; frames: string[]; headers?: Record<string, string> };
+  | { kind: 'sse'; status?: number; frames: Array<string | Buffer>; headers?: Record<string, string> };
 
 /** A custom endpoint, keyed `"POST /v1/embeddings"` in `routes`. */
 export type UpstreamRouteHandler = (request: RecordedRequest) => UpstreamAnswer;
@@ -249,15 +249,15 @@ export interface UpstreamDialect {
    * Auth and protocol checks, run before any script step; an answer returned
    * here is sent as is and consumes no step.
    */
-  check(request: RecordedRequest): UpstreamAnswer | undefined;
+  check(request: RecordedRequest): UpstreamAnswer | undefined | Promise<UpstreamAnswer | undefined>;
   /** The deterministic default answer (including 404s and validation errors). */
   answer(request: RecordedRequest): UpstreamAnswer;
   /** The provider's error body for a status. */
   errorBody(status: number, details: UpstreamErrorDetails, request: RecordedRequest): unknown;
   /** An in-band error frame; `frameIndex` is the number of frames already sent. */
-  errorEventFrame(request: RecordedRequest, details: UpstreamErrorDetails, frameIndex: number): string;
+  errorEventFrame(request: RecordedRequest, details: UpstreamErrorDetails, frameIndex: number): string | Buffer;
   /** A frame the provider's SDK would try to JSON-parse, with data that is not JSON. */
-  malformedSseFrame(request: RecordedRequest): string;
+  malformedSseFrame(request: RecordedRequest): string | Buffer;
 }
 
 // ---------------------------------------------------------------------------
@@ -431,7 +431,7 @@ export async function startUpstreamServer(
     notify();
 
     try {
-      const refusal = dialect.check(record);
+      const refusal = await dialect.check(record);
       if (refusal) {
         await sendAnswer(exchange, refusal);
         return;
@@ -662,7 +662,7 @@ export async function startUpstreamServer(
   }
 
   /** Writes frames one by one; false when the exchange died on the way. */
-  async function writeFrames(exchange: Exchange, frames: readonly string[], delayMs = 0): Promise<boolean> {
+  async function writeFrames(exchange: Exchange, frames: ReadonlyArray<string | Buffer>, delayMs = 0): Promise<boolean> {
     for (const frame of frames) {
       if (delayMs > 0 && !(await sleep(delayMs, exchange.signal))) return false;
       if (!(await writeChunk(exchange, frame))) return false;
@@ -772,7 +772,7 @@ function ignoreError(): void {
 }
 
 /** Never more than all-but-the-last frame, so a fault always leaves the stream unfinished. */
-function cappedCount(afterChunks: number, frames: readonly string[]): number {
+function cappedCount(afterChunks: number, frames: readonly unknown[]): number {
   return Math.max(0, Math.min(Math.floor(afterChunks), frames.length - 1));
 }
 
