@@ -134,6 +134,14 @@ export async function buildServices(config: GatewayConfig, options: StartOptions
   // Scratch folders of processes of this machine that are gone (a crash, a kill): never a live one's.
   const stale = await removeStaleScratchFolders([os.tmpdir(), config.uploadDir]);
   if (stale.length > 0) log.info('scratch.stale_removed', { folders: stale.length });
+  const upstream = new UpstreamClient(log);
+  const observability = new Observability({
+    config: config.observability,
+    log,
+    instanceId,
+    sources: { providerHealth, pendingUsageRows: () => billing.pending, poolStats: database.poolStats },
+  });
+  const videos = new VideoWorker({ db, instanceId, config, catalog, log, upstream, providerHealth, observability, billing, discounts }, videoStorage);
   const services: Services = {
     config,
     database,
@@ -143,7 +151,7 @@ export async function buildServices(config: GatewayConfig, options: StartOptions
     authFailures: new AuthFailureLimiter(config.limits.authFailuresPerMinute),
     keyUsage,
     billing,
-    upstream: new UpstreamClient(log),
+    upstream,
     discounts,
     rateLimiter,
     uploads: UploadStore.open(config.uploadDir, config.uploadBudgetBytes),
@@ -151,17 +159,12 @@ export async function buildServices(config: GatewayConfig, options: StartOptions
     log,
     adminTokenHash,
     instanceId,
-    videos: new VideoWorker(videoStorage),
+    videos,
     videoStorage,
     // The admin tool leaves the database's catalog alone and takes the families from its own file.
     restricted: options.asAdminTool ? new RestrictedFamilies(catalogSource) : catalog.snapshot.restricted,
     providerHealth,
-    observability: new Observability({
-      config: config.observability,
-      log,
-      instanceId,
-      sources: { providerHealth, pendingUsageRows: () => billing.pending, poolStats: database.poolStats },
-    }),
+    observability,
   };
   // Vertex AI access tokens are secrets too; each new one is masked in the logs from when it is issued.
   stopTokenMasking.set(services, onVertexAccessToken((token) => log.addSecrets([token])));
@@ -172,7 +175,7 @@ export async function buildServices(config: GatewayConfig, options: StartOptions
     catalog.onSwap((previous, next) => followSwap(services, catalog, previous, next));
     await followCatalog(database, catalog, log);
   }
-  services.videos.start(services);
+  videos.start();
   return services;
 }
 

@@ -3,7 +3,8 @@
  * writing a batch of finished requests, the instances' heartbeats and the
  * recovery of holds left by instances that stopped.
  */
-import { sql } from 'kysely';
+import { sql, type Insertable, type Selectable } from 'kysely';
+import type { UsageTable } from '../schema.js';
 import type { Executor } from './executor.js';
 
 /** How a hold grows into headroom for the next requests of the same account. */
@@ -125,33 +126,34 @@ export async function lockAccounts(trx: Executor, accountIds: string[]): Promise
   await sql`SELECT id FROM accounts WHERE id = ANY(${[...accountIds].sort()}::text[]) ORDER BY id FOR NO KEY UPDATE`.execute(trx);
 }
 
-/** A finished request as settlement writes it. */
-export interface SettlementRow {
-  requestId: string;
-  accountId: string;
-  keyId: string | null;
-  model: string;
-  endpoint: string;
-  provider: string | null;
-  inputTokens: number;
-  outputTokens: number;
-  cachedInputTokens: number;
-  units: number;
-  status: number;
-  errorCode: string | null;
-  stream: boolean;
-  aborted: boolean;
-  latencyMs: number;
-  /** The request's full cost, micro-credits: the usage row's cost. */
-  cost: number;
+/** `snake_case` → `camelCase`, for column names. */
+type CamelCase<Name extends string> = Name extends `${infer Head}_${infer Tail}` ? `${Head}${Capitalize<CamelCase<Tail>>}` : Name;
+
+/**
+ * A usage row's values as the gateway handles them: the `usage` table's
+ * columns (db/schema.ts) in camelCase, without the generated id and the
+ * stored price (carried as an object or as JSON text by the users of this).
+ */
+export type UsageColumns = { [Column in Exclude<keyof Selectable<UsageTable>, 'id' | 'price'> as CamelCase<Column>]: Selectable<UsageTable>[Column] };
+
+/** A finished request, or a hold release, as settlement writes it. */
+export interface SettlementRow extends UsageColumns {
   /** The price as JSON text (one per model, shared by its rows). */
   priceJson: string;
-  discountPercentage: number;
-  createdAt: Date;
   /** The hold to release (at most what this instance still holds for the account). */
   heldAmount: number;
   /** False for a release without a usage row (a request refused before a provider, handed-back headroom). */
   billable: boolean;
+}
+
+/** The `usage` table's insert of a row. */
+function toUsageInsert(row: SettlementRow): Insertable<UsageTable> {
+  return {
+    request_id: row.requestId, account_id: row.accountId, key_id: row.keyId, model: row.model, endpoint: row.endpoint, provider: row.provider,
+    input_tokens: row.inputTokens, output_tokens: row.outputTokens, cached_input_tokens: row.cachedInputTokens, units: row.units,
+    status: row.status, error_code: row.errorCode, stream: row.stream, aborted: row.aborted, latency_ms: Math.round(row.latencyMs),
+    cost: row.cost, price: row.priceJson, discount_percentage: row.discountPercentage, created_at: row.createdAt,
+  };
 }
 
 /**
@@ -206,12 +208,7 @@ export async function settleJobRow(trx: Executor, row: SettlementRow, released: 
   if (!account) return false;
   const inserted = await trx
     .insertInto('usage')
-    .values({
-      request_id: row.requestId, account_id: row.accountId, key_id: row.keyId, model: row.model, endpoint: row.endpoint, provider: row.provider,
-      input_tokens: row.inputTokens, output_tokens: row.outputTokens, cached_input_tokens: row.cachedInputTokens, units: row.units,
-      status: row.status, error_code: row.errorCode, stream: row.stream, aborted: row.aborted, latency_ms: Math.round(row.latencyMs),
-      cost: row.cost, price: row.priceJson, discount_percentage: row.discountPercentage, created_at: row.createdAt,
-    })
+    .values(toUsageInsert(row))
     .onConflict((oc) => oc.column('request_id').doNothing())
     .returning('request_id')
     .executeTakeFirst();

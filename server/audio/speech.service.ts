@@ -4,9 +4,10 @@
  */
 import type { BinaryAnswer } from '../answers.js';
 import { ClientAbortedError, GatewayError, toGatewayError } from '../errors.js';
-import { Meter } from '../generation/metering.js';
-import { redactError } from '../generation/redaction.js';
-import { resolveModel, routeDeployments, type OperationContext } from '../generation/routing.js';
+import type { Meter } from '../operations/metering.js';
+import { redactError } from '../operations/redaction.js';
+import type { OperationContext } from '../operations/routing.js';
+import { runOperation } from '../operations/run-operation.js';
 import { guardStream } from '../generation/stream-guard.js';
 import { countCharacters, type SpeechRequest } from '../providers/openai/openai-audio.wire.js';
 
@@ -18,33 +19,32 @@ import { countCharacters, type SpeechRequest } from '../providers/openai/openai-
  * provider fails, before or during the audio.
  */
 export async function createSpeech(context: OperationContext, body: SpeechRequest): Promise<BinaryAnswer> {
-  const { services, auth } = context;
   // The answer is a byte stream: plain /trpc HTTP cannot carry it, so refuse before anything is held.
   if (!context.canStream) {
     throw new GatewayError('INVALID_REQUEST', 'Speech audio is served on POST /v1/audio/speech, not over /trpc.');
   }
-  const model = resolveModel(services, auth, body.model, '/v1/audio/speech');
-  const usage = { inputTokens: 0, outputTokens: 0, characters: countCharacters(body.input) };
-  const meter = new Meter({ services, auth, requestId: context.requestId, receivedAt: context.receivedAt, observation: context.observation, model, endpoint: '/v1/audio/speech', stream: false });
-  await meter.hold(usage);
-  // Stops the provider of an answer nobody reads (see stream-guard.ts).
-  const abandoned = new AbortController();
-  try {
-    const { audio, provider } = await routeDeployments(
-      context,
-      model,
-      'speech',
-      async ({ deployment, adapter, transport }) => ({
-        audio: await adapter.synthesize(transport, deployment.provider, { ...body, model: deployment.upstreamModel }),
-        provider: deployment.provider.id,
-      }),
-      { signal: AbortSignal.any([context.signal, abandoned.signal]) },
-    );
-    const chunks = relayAudio(audio.chunks, { meter, usage, provider, signal: context.signal, secrets: model.secrets });
-    return { kind: 'binary', contentType: audio.contentType, body: guardStream(chunks, meter, abandoned), meta: { headers: {}, provider } };
-  } catch (error) {
-    throw meter.fail(error);
-  }
+  return runOperation(context, {
+    endpoint: '/v1/audio/speech',
+    operation: 'speech',
+    model: body.model,
+    plan: (model) => {
+      const usage = { inputTokens: 0, outputTokens: 0, characters: countCharacters(body.input) };
+      return {
+        hold: usage,
+        stream: false,
+        readLater: true,
+        call: async ({ deployment, adapter, transport, meter, abandoned }) => {
+          const audio = await adapter.synthesize(transport, deployment.provider, { ...body, model: deployment.upstreamModel });
+          const provider = deployment.provider.id;
+          const chunks = relayAudio(audio.chunks, { meter, usage, provider, signal: context.signal, secrets: model.secrets });
+          return {
+            answer: { kind: 'binary', contentType: audio.contentType, body: guardStream(chunks, meter, abandoned), meta: { headers: {}, provider } },
+            settlesWhenRead: true,
+          };
+        },
+      };
+    },
+  });
 }
 
 interface AudioRelayOptions {

@@ -6,8 +6,8 @@
 import { jsonAnswer, type JsonAnswer, type TextAnswer } from '../answers.js';
 import type { Endpoint } from '../catalog/catalog.schema.js';
 import { GatewayError } from '../errors.js';
-import { Meter } from '../generation/metering.js';
-import { resolveModel, routeDeployments, type OperationContext } from '../generation/routing.js';
+import type { OperationContext } from '../operations/routing.js';
+import { runOperation } from '../operations/run-operation.js';
 import { detectAudioFormat, probeAudioDuration } from '../media/audio-format.js';
 import { renderTranscript, type Transcript, type TranscriptFormat } from '../media/subtitles.js';
 import {
@@ -43,44 +43,49 @@ export function translateAudio(context: OperationContext, body: TranslationReque
  * size), runs the provider, charges the seconds the provider counted (else
  * the probed ones) and renders the client's format.
  */
-async function runAudioToText(
+function runAudioToText(
   context: OperationContext,
   task: TranscriptionJob['task'],
   endpoint: Endpoint,
   body: TranscriptionRequest | TranslationRequest,
 ): Promise<TranscriptionAnswer> {
-  const { services, auth } = context;
-  const model = resolveModel(services, auth, body.model, endpoint);
-  const upload = services.uploads.get(body.file, 'file');
-  if (upload.size === 0) throw new GatewayError('INVALID_REQUEST', "Invalid value for 'file': the file is empty.", { param: 'file' });
-  if (upload.size > AUDIO_FILE_MAX_BYTES) {
-    throw new GatewayError('PAYLOAD_TOO_LARGE', `The file in 'file' is larger than ${AUDIO_FILE_MAX_BYTES} bytes.`, { param: 'file' });
-  }
-  if (!(await detectAudioFormat(upload.head))) {
-    throw new GatewayError('UNSUPPORTED_MEDIA_TYPE', "The file in 'file' is not audio of an accepted format (flac, mp3, mp4, mpeg, mpga, m4a, ogg, wav, webm).", {
-      param: 'file',
-    });
-  }
-  const probedSeconds = await probeAudioDuration(upload.path);
-  const boundSeconds = probedSeconds ?? upload.size / MIN_AUDIO_BYTES_PER_SECOND;
-  const meter = new Meter({ services, auth, requestId: context.requestId, receivedAt: context.receivedAt, observation: context.observation, model, endpoint, stream: false });
-  await meter.hold({ inputTokens: 0, outputTokens: 0, seconds: boundSeconds });
-  const { file: _file, ...fields } = body;
-  try {
-    const { result, provider } = await routeDeployments(context, model, 'transcription', async ({ deployment, adapter, transport }) => ({
-      result: await adapter.transcribe(transport, deployment.provider, {
-        task,
-        file: { path: upload.path, filename: upload.filename, contentType: upload.contentType, size: upload.size },
-        fields: { ...fields, model: deployment.upstreamModel },
-      }),
-      provider: deployment.provider.id,
-    }));
-    const seconds = result.seconds ?? probedSeconds ?? boundSeconds;
-    meter.settle({ usage: { inputTokens: 0, outputTokens: 0, seconds }, status: 200, errorCode: null, aborted: false, provider });
-    return toTranscriptionAnswer(body.response_format ?? 'json', result.transcript, result.verboseJson, provider);
-  } catch (error) {
-    throw meter.fail(error);
-  }
+  const { services } = context;
+  return runOperation(context, {
+    endpoint,
+    operation: 'transcription',
+    model: body.model,
+    plan: async () => {
+      const upload = services.uploads.get(body.file, 'file');
+      if (upload.size === 0) throw new GatewayError('INVALID_REQUEST', "Invalid value for 'file': the file is empty.", { param: 'file' });
+      if (upload.size > AUDIO_FILE_MAX_BYTES) {
+        throw new GatewayError('PAYLOAD_TOO_LARGE', `The file in 'file' is larger than ${AUDIO_FILE_MAX_BYTES} bytes.`, { param: 'file' });
+      }
+      if (!(await detectAudioFormat(upload.head))) {
+        throw new GatewayError('UNSUPPORTED_MEDIA_TYPE', "The file in 'file' is not audio of an accepted format (flac, mp3, mp4, mpeg, mpga, m4a, ogg, wav, webm).", {
+          param: 'file',
+        });
+      }
+      const probedSeconds = await probeAudioDuration(upload.path);
+      const boundSeconds = probedSeconds ?? upload.size / MIN_AUDIO_BYTES_PER_SECOND;
+      const { file: _file, ...fields } = body;
+      return {
+        hold: { inputTokens: 0, outputTokens: 0, seconds: boundSeconds },
+        stream: false,
+        call: async ({ deployment, adapter, transport }) => {
+          const result = await adapter.transcribe(transport, deployment.provider, {
+            task,
+            file: { path: upload.path, filename: upload.filename, contentType: upload.contentType, size: upload.size },
+            fields: { ...fields, model: deployment.upstreamModel },
+          });
+          const seconds = result.seconds ?? probedSeconds ?? boundSeconds;
+          return {
+            answer: toTranscriptionAnswer(body.response_format ?? 'json', result.transcript, result.verboseJson, deployment.provider.id),
+            usage: { inputTokens: 0, outputTokens: 0, seconds },
+          };
+        },
+      };
+    },
+  });
 }
 
 /** The client's format: JSON as typed values (a provider's own `verbose_json` passed on as it came), the text formats rendered. */

@@ -8,12 +8,13 @@ import { LeaseBook } from './credit-leases.js';
 import { notify } from '../../db/client.js';
 import { readAccountFunds, removeInstance, reserveCredit, upsertInstance, type HeadroomRule } from '../../db/queries/settlement.queries.js';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { releaseEntry, type UsageEntry } from './usage-entry.js';
+import type { SettlementEntry, UsageRecord } from './usage-entry.js';
 import { SettlementMemory, writeBatch } from './settlement.js';
 import { settleJob, tryHoldForJob } from './job-billing.js';
 import { recoverAbandonedHolds } from './hold-recovery.js';
+import { findJobHold } from '../../db/queries/job-holds.queries.js';
 
-export type { UsageEntry } from './usage-entry.js';
+export type { HoldRelease, SettlementEntry, UsageEntry, UsageRecord } from './usage-entry.js';
 
 /** Instances are asked to hand back headroom on this channel (payload: the account id). */
 export const BILLING_CHANNEL = 'umg_billing';
@@ -48,7 +49,7 @@ export interface BillingOptions {
  * stops heartbeating are released by the survivors.
  */
 export class Billing {
-  private queue: UsageEntry[] = [];
+  private queue: SettlementEntry[] = [];
   private timer: NodeJS.Timeout | undefined;
   private heartbeatTimer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> | undefined;
@@ -165,12 +166,17 @@ export class Billing {
    * same job finds neither the hold nor room for a second usage row and
    * writes nothing. True when this call settled the job.
    */
-  async settleJob(jobId: string, entry: UsageEntry, guard?: (trx: Transaction<Database>) => Promise<boolean>): Promise<boolean> {
+  async settleJob(jobId: string, entry: UsageRecord, guard?: (trx: Transaction<Database>) => Promise<boolean>): Promise<boolean> {
     return settleJob(this.db, jobId, entry, guard);
   }
 
+  /** What is still held for a job (0 once it is settled or released). */
+  heldForJob(jobId: string): Promise<number> {
+    return findJobHold(this.db, jobId);
+  }
+
   /** Like {@link settleJob} with nothing charged: the job failed or was deleted before it completed. Its usage row has cost 0. */
-  async releaseJob(jobId: string, entry: UsageEntry, guard?: (trx: Transaction<Database>) => Promise<boolean>): Promise<boolean> {
+  async releaseJob(jobId: string, entry: UsageRecord, guard?: (trx: Transaction<Database>) => Promise<boolean>): Promise<boolean> {
     return this.settleJob(jobId, { ...entry, cost: 0 }, guard);
   }
 
@@ -183,7 +189,11 @@ export class Billing {
   }
 
   /** Queues a finished request for the next batch. Never throws, never waits on the database. */
-  record(entry: UsageEntry): void {
+  record(entry: UsageRecord): void {
+    this.enqueue(entry);
+  }
+
+  private enqueue(entry: SettlementEntry): void {
     this.queue.push(entry);
     // While the database is away the tick keeps retrying; a full batch does not add an attempt per request.
     if (this.queue.length >= this.maxBatch && this.failingSince === undefined) void this.writePending().catch(() => undefined);
@@ -216,7 +226,7 @@ export class Billing {
   /** Releases a hold for a request that will write no usage row (refused before it reached a provider). */
   release(accountId: string, amount: number, requestId: string): void {
     if (amount <= 0) return;
-    this.record(releaseEntry(accountId, amount, requestId));
+    this.enqueue({ kind: 'release', requestId, accountId, amount });
   }
 
   get pending(): number {

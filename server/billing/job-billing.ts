@@ -8,7 +8,7 @@ import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { insertJobHold, takeJobHold } from '../../db/queries/job-holds.queries.js';
 import { settleJobRow } from '../../db/queries/settlement.queries.js';
-import { toSettlementRow, type UsageEntry } from './usage-entry.js';
+import { toSettlementRow, type UsageRecord } from './usage-entry.js';
 
 /**
  * Reserves `amount` for a job; `within` runs in the same transaction (it
@@ -36,7 +36,7 @@ export async function tryHoldForJob(db: Kysely<Database>, accountId: string, amo
  * the hold nor room for a second usage row and writes nothing. True when this
  * call settled the job.
  */
-export async function settleJob(db: Kysely<Database>, jobId: string, entry: UsageEntry, guard?: (trx: Transaction<Database>) => Promise<boolean>): Promise<boolean> {
+export async function settleJob(db: Kysely<Database>, jobId: string, entry: UsageRecord, guard?: (trx: Transaction<Database>) => Promise<boolean>): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
     if (guard && !(await guard(trx))) return false;
     const hold = await takeJobHold(trx, jobId);

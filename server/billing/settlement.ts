@@ -8,21 +8,21 @@ import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { settleRows } from '../../db/queries/settlement.queries.js';
-import { toSettlementRow, type UsageEntry } from './usage-entry.js';
+import { isHoldRelease, toSettlementRow, type SettlementEntry } from './usage-entry.js';
 
 /** What settlement remembers about entries across attempts of the same batch. */
 export class SettlementMemory {
   /** Entries of a batch whose transaction failed (its commit may still have happened). */
-  readonly uncertain = new WeakSet<UsageEntry>();
+  readonly uncertain = new WeakSet<SettlementEntry>();
   /** Ids given to requests whose own id was already taken by another request. */
-  private readonly derivedIds = new WeakMap<UsageEntry, string>();
+  private readonly derivedIds = new WeakMap<SettlementEntry, string>();
 
   /** The id a usage row is stored under: the request's, or one derived from it when another request had taken it. */
-  requestIdOf(entry: UsageEntry): string {
+  requestIdOf(entry: SettlementEntry): string {
     return this.derivedIds.get(entry) ?? entry.requestId;
   }
 
-  derive(entry: UsageEntry): void {
+  derive(entry: SettlementEntry): void {
     this.derivedIds.set(entry, `${entry.requestId}~${randomBytes(6).toString('hex')}`);
   }
 }
@@ -35,11 +35,11 @@ export class SettlementMemory {
  * or another request took the id (clients may choose their x-request-id):
  * it is then written under a derived id in a second statement (rare).
  */
-export async function writeBatch(db: Kysely<Database>, instanceId: string, batch: UsageEntry[], memory: SettlementMemory): Promise<void> {
+export async function writeBatch(db: Kysely<Database>, instanceId: string, batch: SettlementEntry[], memory: SettlementMemory): Promise<void> {
   // Two entries of one batch never share an id: the later one is billed under an id of its own.
   const seen = new Set<string>();
   for (const entry of batch) {
-    if (entry.status === 0) continue;
+    if (isHoldRelease(entry)) continue;
     if (seen.has(memory.requestIdOf(entry))) memory.derive(entry);
     seen.add(memory.requestIdOf(entry));
   }
@@ -48,7 +48,7 @@ export async function writeBatch(db: Kysely<Database>, instanceId: string, batch
     let pending = batch;
     for (let round = 0; round < 2 && pending.length > 0; round++) {
       const inserted = await settleRows(trx, { instanceId, batchId: round === 0 ? batchId : `${batchId}-2`, rows: pending.map((entry) => toSettlementRow(entry, memory.requestIdOf(entry))) });
-      const collided = pending.filter((entry) => entry.status !== 0 && !inserted.has(memory.requestIdOf(entry)) && !memory.uncertain.has(entry));
+      const collided = pending.filter((entry) => !isHoldRelease(entry) && !inserted.has(memory.requestIdOf(entry)) && !memory.uncertain.has(entry));
       for (const entry of collided) memory.derive(entry);
       pending = collided;
     }

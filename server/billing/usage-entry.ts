@@ -1,56 +1,35 @@
-import type { SettlementRow } from '../../db/queries/settlement.queries.js';
+import type { SettlementRow, UsageColumns } from '../../db/queries/settlement.queries.js';
 import type { MicroPrice } from './money.js';
 
-/** A finished request, as it will be written: one usage row and, when it cost something, its charge. */
-export interface UsageEntry {
-  requestId: string;
-  accountId: string;
-  keyId: string | null;
-  model: string;
-  endpoint: string;
-  provider: string | null;
-  inputTokens: number;
-  outputTokens: number;
-  cachedInputTokens: number;
-  units: number;
-  status: number;
-  errorCode: string | null;
-  stream: boolean;
-  aborted: boolean;
-  latencyMs: number;
-  /** Cost after discount, micro-credits: the usage row's cost, charged in full as far as the balance goes. */
-  cost: number;
+/**
+ * A finished request, as it will be written: its one usage row (the `usage`
+ * table's columns, see `UsageColumns`) with the price as an object, and the
+ * hold it releases. The cost is the usage row's, charged in full as far as
+ * the balance goes, by the same transaction that releases the hold.
+ */
+export interface UsageRecord extends UsageColumns {
   price: MicroPrice | Record<string, never>;
-  discountPercentage: number;
-  /** The hold taken for this request, released by the same transaction that charges it. */
+  /** The hold taken for this request. */
   heldAmount: number;
-  createdAt: Date;
 }
 
+/** The name billing's callers have long used for a usage record. */
+export type UsageEntry = UsageRecord;
+
 /** A hold handed back without a usage row (a request refused before it reached a provider, unused headroom). */
-export function releaseEntry(accountId: string, amount: number, requestId: string): UsageEntry {
-  return {
-    requestId,
-    accountId,
-    keyId: null,
-    model: '',
-    endpoint: '',
-    provider: null,
-    inputTokens: 0,
-    outputTokens: 0,
-    cachedInputTokens: 0,
-    units: 0,
-    status: 0,
-    errorCode: 'RELEASED',
-    stream: false,
-    aborted: false,
-    latencyMs: 0,
-    cost: 0,
-    price: {},
-    discountPercentage: 0,
-    heldAmount: amount,
-    createdAt: new Date(),
-  };
+export interface HoldRelease {
+  kind: 'release';
+  /** Names the release in the ledger's batch (never a usage row). */
+  requestId: string;
+  accountId: string;
+  amount: number;
+}
+
+/** What settlement writes: a usage record, or a hold release. */
+export type SettlementEntry = UsageRecord | HoldRelease;
+
+export function isHoldRelease(entry: SettlementEntry): entry is HoldRelease {
+  return 'kind' in entry && entry.kind === 'release';
 }
 
 /** Prices are shared per model: serialise each once. */
@@ -64,29 +43,35 @@ function priceJson(price: object): string {
   return json;
 }
 
-/** The row settlement writes for an entry, under `requestId` (the entry's own or one derived from it). */
-export function toSettlementRow(entry: UsageEntry, requestId = entry.requestId): SettlementRow {
-  return {
-    requestId,
-    accountId: entry.accountId,
-    keyId: entry.keyId,
-    model: entry.model,
-    endpoint: entry.endpoint,
-    provider: entry.provider,
-    inputTokens: entry.inputTokens,
-    outputTokens: entry.outputTokens,
-    cachedInputTokens: entry.cachedInputTokens,
-    units: entry.units,
-    status: entry.status,
-    errorCode: entry.errorCode,
-    stream: entry.stream,
-    aborted: entry.aborted,
-    latencyMs: entry.latencyMs,
-    cost: entry.cost,
-    priceJson: priceJson(entry.price),
-    discountPercentage: entry.discountPercentage,
-    createdAt: entry.createdAt,
-    heldAmount: entry.heldAmount,
-    billable: entry.status !== 0,
-  };
+const NO_PRICE = {};
+
+/** The one mapping of what settlement writes to its row, under `requestId` (the entry's own or one derived from it). */
+export function toSettlementRow(entry: SettlementEntry, requestId = entry.requestId): SettlementRow {
+  if (isHoldRelease(entry)) {
+    return {
+      requestId,
+      accountId: entry.accountId,
+      keyId: null,
+      model: '',
+      endpoint: '',
+      provider: null,
+      inputTokens: 0,
+      outputTokens: 0,
+      cachedInputTokens: 0,
+      units: 0,
+      status: 0,
+      errorCode: null,
+      stream: false,
+      aborted: false,
+      latencyMs: 0,
+      cost: 0,
+      priceJson: priceJson(NO_PRICE),
+      discountPercentage: 0,
+      createdAt: new Date(),
+      heldAmount: entry.amount,
+      billable: false,
+    };
+  }
+  const { price, ...columns } = entry;
+  return { ...columns, requestId, priceJson: priceJson(price), billable: true };
 }

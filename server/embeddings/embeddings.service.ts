@@ -8,8 +8,8 @@
 import { jsonAnswer, type JsonAnswer } from '../answers.js';
 import { DEFAULT_EMBEDDING_MAX_INPUT_TOKENS } from '../catalog/catalog.schema.js';
 import { GatewayError } from '../errors.js';
-import { Meter } from '../generation/metering.js';
-import { resolveModel, routeDeployments, type OperationContext } from '../generation/routing.js';
+import type { OperationContext } from '../operations/routing.js';
+import { runOperation } from '../operations/run-operation.js';
 import {
   listEmbeddingInputs,
   MAX_EMBEDDING_REQUEST_TOKENS,
@@ -56,28 +56,33 @@ function countInputTokens(inputs: ReadonlyArray<string | readonly number[]>, lis
   return total;
 }
 
-export async function createEmbeddings(context: OperationContext, body: EmbeddingRequest): Promise<JsonAnswer<EmbeddingList>> {
-  const { services, auth } = context;
-  const model = resolveModel(services, auth, body.model, '/v1/embeddings');
-  const dimensions = resolveDimensions(model.id, model.entry.dimensions, model.entry.dimensionsAdjustable === true, body.dimensions);
-  const inputs = listEmbeddingInputs(body.input);
-  const listed = Array.isArray(body.input) && (body.input.length === 0 || typeof body.input[0] !== 'number');
-  const counted = countInputTokens(inputs, listed, model.entry.maxInputTokens ?? DEFAULT_EMBEDDING_MAX_INPUT_TOKENS);
-  const meter = new Meter({ services, auth, requestId: context.requestId, receivedAt: context.receivedAt, observation: context.observation, model, endpoint: '/v1/embeddings', stream: false });
-  await meter.hold({ inputTokens: counted, outputTokens: 0 });
-  try {
-    const { answer, provider } = await routeDeployments(context, model, 'embeddings', async ({ deployment, adapter, transport }) => ({
-      answer: await adapter.embed(transport, deployment.provider, {
-        body: { ...body, model: deployment.upstreamModel },
-        inputs,
-        dimensions,
-        encodingFormat: body.encoding_format ?? 'float',
-      }),
-      provider: deployment.provider.id,
-    }));
-    meter.settle({ usage: { inputTokens: answer.promptTokens ?? counted, outputTokens: 0 }, status: 200, errorCode: null, aborted: false, provider });
-    return { ...jsonAnswer(answer.body, { headers: {}, provider }), ...(answer.raw !== undefined ? { raw: answer.raw } : {}) };
-  } catch (error) {
-    throw meter.fail(error);
-  }
+export function createEmbeddings(context: OperationContext, body: EmbeddingRequest): Promise<JsonAnswer<EmbeddingList>> {
+  return runOperation(context, {
+    endpoint: '/v1/embeddings',
+    operation: 'embeddings',
+    model: body.model,
+    plan: (model) => {
+      const dimensions = resolveDimensions(model.id, model.entry.dimensions, model.entry.dimensionsAdjustable === true, body.dimensions);
+      const inputs = listEmbeddingInputs(body.input);
+      const listed = Array.isArray(body.input) && (body.input.length === 0 || typeof body.input[0] !== 'number');
+      const counted = countInputTokens(inputs, listed, model.entry.maxInputTokens ?? DEFAULT_EMBEDDING_MAX_INPUT_TOKENS);
+      return {
+        hold: { inputTokens: counted, outputTokens: 0 },
+        stream: false,
+        call: async ({ deployment, adapter, transport }) => {
+          const answer = await adapter.embed(transport, deployment.provider, {
+            body: { ...body, model: deployment.upstreamModel },
+            inputs,
+            dimensions,
+            encodingFormat: body.encoding_format ?? 'float',
+          });
+          const provider = deployment.provider.id;
+          return {
+            answer: { ...jsonAnswer(answer.body, { headers: {}, provider }), ...(answer.raw !== undefined ? { raw: answer.raw } : {}) },
+            usage: { inputTokens: answer.promptTokens ?? counted, outputTokens: 0 },
+          };
+        },
+      };
+    },
+  });
 }

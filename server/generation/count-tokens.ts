@@ -2,7 +2,7 @@ import { UpstreamError } from '../errors.js';
 import type { CountTokensRequest, CountTokensResponse } from '../providers/anthropic/anthropic.wire.js';
 import { estimateMessagesTokens } from '../providers/local-count.js';
 import { checkRestrictedUsage } from '../restricted/usage-check.js';
-import { resolveModel, routeDeployments, type OperationContext } from './routing.js';
+import { resolveModel, routeDeployments, type OperationContext } from '../operations/routing.js';
 
 /**
  * Provider statuses that say the request itself is wrong (SPEC: "Invalid

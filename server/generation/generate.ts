@@ -14,12 +14,12 @@ import type { ChatAdapter, NativeRequestBuilder, ProviderConnection, UpstreamTra
 import { estimateRequestTokens } from '../providers/request-tokens.js';
 import type { AnswerIdentity, ClientCodec } from './codec.js';
 import { usageOfResponse } from './delivery-tracker.js';
-import { Meter } from './metering.js';
+import type { Meter } from '../operations/metering.js';
 import { bridgedSource, nativeSource, relay } from './relay.js';
-import { assertCanStream, fidelityHeaders, isStrict, mergeReports, resolveModel, routeDeployments, type OperationContext } from './routing.js';
+import { assertCanStream, fidelityHeaders, isStrict, mergeReports, type OperationContext } from '../operations/routing.js';
 import { guardStream } from './stream-guard.js';
-import { checkRestrictedUsage } from '../restricted/usage-check.js';
 import { isChoiceCount } from '../validation.js';
+import { runOperation, type Served } from '../operations/run-operation.js';
 
 /** Output tokens reserved for a request that sets no cap (the hold is released down to the real cost). */
 export const DEFAULT_HOLD_OUTPUT_TOKENS = 4096;
@@ -64,47 +64,41 @@ function choiceCountOf(request: CanonicalRequest): number {
 }
 
 /** Runs one generation; answers JSON or a stream by the body's `stream` flag. */
-export async function runGeneration<Body extends Record<string, unknown>, Json, Event>(
+export function runGeneration<Body extends Record<string, unknown>, Json, Event>(
   context: OperationContext,
   options: GenerationOptions<Body, Json, Event>,
 ): Promise<GenerationAnswer<Json, Event>> {
   const { codec, body, endpoint } = options;
-  const model = resolveModel(context.services, context.auth, body.model, endpoint);
-  const stream = codec.isStream(body);
-  assertCanStream(context, stream);
-  const decoded = codec.decode(body);
-  const canonical = decoded.request;
-  // Restricted family: every text the model will see is checked before anything is held or sent.
-  await checkRestrictedUsage(context, model, endpoint, { format: codec.format, body, history: options.history });
-  const estimatedInput = estimateRequestTokens(canonical);
-  const identity: AnswerIdentity = { id: nextId(codec.idPrefix), model: model.id, created: Math.floor(Date.now() / 1000), inputTokens: estimatedInput };
-  const meter = new Meter({ services: context.services, auth: context.auth, requestId: context.requestId, receivedAt: context.receivedAt, observation: context.observation, model, endpoint, stream });
-  // Every choice (`n`) may write up to the cap.
-  const choices = choiceCountOf(canonical);
-  await meter.hold({ inputTokens: estimatedInput, outputTokens: (canonical.maxOutputTokens ?? DEFAULT_HOLD_OUTPUT_TOKENS) * choices });
-  const abandoned = new AbortController();
-  const generation: Generation<Body, Json, Event> = {
-    context,
-    options,
-    model,
-    canonical,
-    report: decoded.report,
-    stream,
-    strict: isStrict(context, model),
-    identity,
-    meter,
-    abandoned,
-  };
-  try {
-    return await routeDeployments(context, model, 'chat', ({ deployment, adapter, transport }) => {
-      const native = options.forceBridge ? undefined : adapter.native[codec.nativeFormat];
-      return native
-        ? runNative(generation, adapter, native, deployment.provider, deployment.upstreamModel, transport)
-        : runBridged(generation, adapter, deployment.provider, deployment.upstreamModel, transport);
-    }, stream ? { signal: AbortSignal.any([context.signal, abandoned.signal]) } : {});
-  } catch (error) {
-    throw meter.fail(error);
-  }
+  return runOperation(context, {
+    endpoint,
+    operation: 'chat',
+    model: body.model,
+    plan: (model) => {
+      const stream = codec.isStream(body);
+      assertCanStream(context, stream);
+      const decoded = codec.decode(body);
+      const canonical = decoded.request;
+      const estimatedInput = estimateRequestTokens(canonical);
+      const identity: AnswerIdentity = { id: nextId(codec.idPrefix), model: model.id, created: Math.floor(Date.now() / 1000), inputTokens: estimatedInput };
+      // Every choice (`n`) may write up to the cap.
+      const choices = choiceCountOf(canonical);
+      const strict = isStrict(context, model);
+      return {
+        hold: { inputTokens: estimatedInput, outputTokens: (canonical.maxOutputTokens ?? DEFAULT_HOLD_OUTPUT_TOKENS) * choices },
+        stream,
+        readLater: stream,
+        // Restricted family: every text the model will see is checked before anything is held or sent.
+        usageCheck: { format: codec.format, body, history: options.history },
+        call: ({ deployment, adapter, transport, meter, abandoned }) => {
+          const generation: Generation<Body, Json, Event> = { context, options, model, canonical, report: decoded.report, stream, strict, identity, meter, abandoned };
+          const native = options.forceBridge ? undefined : adapter.native[codec.nativeFormat];
+          return native
+            ? runNative(generation, adapter, native, deployment.provider, deployment.upstreamModel, transport)
+            : runBridged(generation, adapter, deployment.provider, deployment.upstreamModel, transport);
+        },
+      };
+    },
+  });
 }
 
 /** The client's body to a provider that speaks its format, with only the model (and usage reporting) changed. */
@@ -115,8 +109,8 @@ async function runNative<Body extends Record<string, unknown>, Json, Event>(
   provider: ProviderConnection,
   upstreamModel: string,
   transport: UpstreamTransport,
-): Promise<GenerationAnswer<Json, Event>> {
-  const { context, options, meter } = generation;
+): Promise<Served<GenerationAnswer<Json, Event>>> {
+  const { context, options } = generation;
   const { codec, body } = options;
   const headers = fidelityHeaders({ dropped: [], approximated: [] }, generation.strict);
   codec.onNativeRequest?.(provider.id);
@@ -125,10 +119,12 @@ async function runNative<Body extends Record<string, unknown>, Json, Event>(
   if (!generation.stream) {
     const { value, text } = await transport.readJson(response);
     const canonicalResponse = codec.readNativeResponse(value);
-    meter.settle({ usage: usageOfResponse(canonicalResponse, generation.identity.inputTokens), status: 200, errorCode: null, aborted: false, provider: provider.id });
     await complete(generation, canonicalResponse);
     // A same-format answer goes back as the provider wrote it, not re-serialised.
-    return { kind: 'json', body: value as Json, raw: text, meta: { headers, provider: provider.id } };
+    return {
+      answer: { kind: 'json', body: value as Json, raw: text, meta: { headers, provider: provider.id } },
+      usage: usageOfResponse(canonicalResponse, generation.identity.inputTokens),
+    };
   }
   const failFrames = (error: Parameters<ReturnType<typeof codec.createEncoder>['fail']>[0]) => codec.createEncoder(generation.identity, body).fail(error);
   const source = nativeSource<Event>({
@@ -148,16 +144,18 @@ async function runBridged<Body extends Record<string, unknown>, Json, Event>(
   provider: ProviderConnection,
   upstreamModel: string,
   transport: UpstreamTransport,
-): Promise<GenerationAnswer<Json, Event>> {
-  const { options, meter } = generation;
+): Promise<Served<GenerationAnswer<Json, Event>>> {
+  const { options } = generation;
   const { codec, body } = options;
   const prepared = adapter.prepare(provider, { ...generation.canonical, model: upstreamModel, stream: generation.stream });
   const headers = fidelityHeaders(mergeReports(generation.report, prepared.report), generation.strict);
   if (!generation.stream) {
     const response = await prepared.complete(transport);
-    meter.settle({ usage: usageOfResponse(response, generation.identity.inputTokens), status: 200, errorCode: null, aborted: false, provider: provider.id });
     await complete(generation, response);
-    return { kind: 'json', body: codec.encodeResponse(response, generation.identity, body), meta: { headers, provider: provider.id } };
+    return {
+      answer: { kind: 'json', body: codec.encodeResponse(response, generation.identity, body), meta: { headers, provider: provider.id } },
+      usage: usageOfResponse(response, generation.identity.inputTokens),
+    };
   }
   const events = await prepared.stream(transport);
   const encoder = codec.createEncoder(generation.identity, body);
@@ -172,7 +170,7 @@ function streamAnswer<Body extends Record<string, unknown>, Json, Event>(
   headers: Record<string, string>,
   fail: Parameters<typeof relay<Event>>[1]['fail'],
   release: () => void,
-): StreamAnswer<Event> {
+): Served<StreamAnswer<Event>> {
   const { context, options, meter, model, identity } = generation;
   const parts = relay(source, {
     meter,
@@ -191,7 +189,7 @@ function streamAnswer<Body extends Record<string, unknown>, Json, Event>(
         usage: tracker.finalUsage(identity.inputTokens),
       }),
   });
-  return { kind: 'stream', format: options.codec.format, parts: guardStream(parts, meter, generation.abandoned), meta: { headers, provider } };
+  return { answer: { kind: 'stream', format: options.codec.format, parts: guardStream(parts, meter, generation.abandoned), meta: { headers, provider } }, settlesWhenRead: true };
 }
 
 /**

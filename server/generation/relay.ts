@@ -13,8 +13,8 @@ import { formatSseFrame, SseParser, type SseEvent } from '../sse/sse-parser.js';
 import { toTransportError } from '../upstream/upstream-client.js';
 import type { ClientStreamEncoder } from './codec.js';
 import { DeliveryTracker } from './delivery-tracker.js';
-import type { Meter } from './metering.js';
-import { redactError } from './redaction.js';
+import type { Meter } from '../operations/metering.js';
+import { redactError } from '../operations/redaction.js';
 
 /** What a client is told when a provider's stream ends without its closing event (no `[DONE]`, no `message_stop`). */
 export const INCOMPLETE_STREAM_MESSAGE = 'The provider ended the stream before the answer was complete.';

@@ -7,7 +7,7 @@ import type { CompactRequest, ResponsesRequest } from '../translate/responses/re
 import type { ResponseObject, ResponsesStreamEvent } from '../translate/responses/responses-object.wire.js';
 import type { ClientCodec } from './codec.js';
 import { runGeneration, type GenerationAnswer } from './generate.js';
-import type { OperationContext } from './routing.js';
+import type { OperationContext } from '../operations/routing.js';
 import type { JsonAnswer } from '../answers.js';
 import { createNativeAnswer, createResponsesCodec } from './responses.codec.js';
 import { emptyBridgeReport } from '../providers/canonical.js';

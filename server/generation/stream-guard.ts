@@ -6,7 +6,7 @@
  * not read within {@link UNREAD_STREAM_MS}, is settled as abandoned and its
  * upstream released. (An unstarted generator's own `finally` never runs.)
  */
-import type { Meter } from './metering.js';
+import type { Meter } from '../operations/metering.js';
 
 export const UNREAD_STREAM_MS = 30_000;
 

@@ -9,15 +9,16 @@
 import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { GatewayError } from '../errors.js';
-import { Meter } from '../generation/metering.js';
-import { assertCanStream, resolveModel, routeDeployments, type OperationContext } from '../generation/routing.js';
+import { assertCanStream, type OperationContext } from '../operations/routing.js';
+import { runOperation } from '../operations/run-operation.js';
 import { imageCapabilitiesOf } from '../catalog/catalog.schema.js';
 import { MediaFormatError } from '../media/media-format-error.js';
 import { readPngInfo, type PngInfo } from '../media/png.js';
 import type { ImageEditRequest } from '../providers/openai/openai-images.wire.js';
 import type { ImageEditCall, UploadedMedia } from '../providers/types.js';
 import type { UploadedFile } from '../uploads/upload-store.js';
-import { answerImages, assertImagePlan, checkImageRequest, streamImageEvents, type ImagesAnswer } from './image-requests.js';
+import { planImages } from './image-operation.js';
+import { assertImagePlan, checkImageRequest, type ImagesAnswer } from './image-requests.js';
 
 /** SPEC: the single-image form must be less than 4 MB. */
 export const SINGLE_IMAGE_MAX_BYTES = 4 * 1024 * 1024;
@@ -65,15 +66,42 @@ function toFormFields(body: ImageEditRequest, upstreamModel: string): Record<str
 export async function editImages(context: OperationContext, body: ImageEditRequest): Promise<ImagesAnswer> {
   const { services, auth } = context;
   assertImagePlan(auth.account.plan);
-  const model = resolveModel(services, auth, body.model, '/v1/images/edits');
-  const request = checkImageRequest(model, body);
-  assertCanStream(context, request.stream);
-  const capabilities = imageCapabilitiesOf(model.entry);
-  const images = body.image.map((id) => services.uploads.get(id, 'image'));
-  const mask = body.mask === undefined ? undefined : services.uploads.get(body.mask, 'mask');
-  if (images.length > capabilities.maxInputImages) {
-    throw new GatewayError('UNSUPPORTED_FEATURE', `The model '${model.id}' edits at most ${capabilities.maxInputImages} image(s) at once.`, { param: 'image' });
-  }
+  return runOperation(context, {
+    endpoint: '/v1/images/edits',
+    operation: 'images',
+    model: body.model,
+    plan: async (model) => {
+      const request = checkImageRequest(model, body);
+      assertCanStream(context, request.stream);
+      const capabilities = imageCapabilitiesOf(model.entry);
+      const images = body.image.map((id) => services.uploads.get(id, 'image'));
+      const mask = body.mask === undefined ? undefined : services.uploads.get(body.mask, 'mask');
+      if (images.length > capabilities.maxInputImages) {
+        throw new GatewayError('UNSUPPORTED_FEATURE', `The model '${model.id}' edits at most ${capabilities.maxInputImages} image(s) at once.`, { param: 'image' });
+      }
+      await checkEditFiles(images, mask);
+      const toCall = (upstreamModel: string): ImageEditCall => ({
+        fields: toFormFields(body, upstreamModel),
+        images: images.map(toUploadedMedia),
+        ...(mask ? { mask: toUploadedMedia(mask) } : {}),
+        prompt: body.prompt,
+        width: request.width,
+        height: request.height,
+        sizeLabel: request.sizeLabel,
+        ...(request.quality !== undefined ? { quality: request.quality } : {}),
+        count: request.count,
+        partialImages: request.partialImages,
+      });
+      return planImages(context, model, request, {
+        complete: ({ deployment, adapter, transport }) => adapter.edit(transport, deployment.provider, toCall(deployment.upstreamModel)),
+        stream: ({ deployment, adapter, transport }) => adapter.streamEdit(transport, deployment.provider, toCall(deployment.upstreamModel)),
+      });
+    },
+  });
+}
+
+/** The images (each a PNG; a single one square and under 4 MB) and the mask (a PNG of the first image's size, with alpha). */
+async function checkEditFiles(images: readonly UploadedFile[], mask: UploadedFile | undefined): Promise<void> {
   const infos: PngInfo[] = [];
   for (const image of images) infos.push(await inspectPng(image, 'image'));
   const first = infos[0]!;
@@ -93,38 +121,5 @@ export async function editImages(context: OperationContext, body: ImageEditReque
     if (!maskInfo.hasAlpha) {
       throw new GatewayError('INVALID_REQUEST', "Invalid value for 'mask': it needs an alpha channel (its fully transparent pixels mark where to edit).", { param: 'mask' });
     }
-  }
-
-  const meter = new Meter({ services, auth, requestId: context.requestId, receivedAt: context.receivedAt, observation: context.observation, model, endpoint: '/v1/images/edits', stream: request.stream });
-  await meter.hold({ inputTokens: 0, outputTokens: 0, images: request.count });
-  const abandoned = new AbortController();
-  try {
-    return await routeDeployments(
-      context,
-      model,
-      'images',
-      async ({ deployment, adapter, transport }): Promise<ImagesAnswer> => {
-        const call: ImageEditCall = {
-          fields: toFormFields(body, deployment.upstreamModel),
-          images: images.map(toUploadedMedia),
-          ...(mask ? { mask: toUploadedMedia(mask) } : {}),
-          prompt: body.prompt,
-          width: request.width,
-          height: request.height,
-          sizeLabel: request.sizeLabel,
-          ...(request.quality !== undefined ? { quality: request.quality } : {}),
-          count: request.count,
-          partialImages: request.partialImages,
-        };
-        const provider = deployment.provider.id;
-        if (!request.stream) return answerImages(context, meter, await adapter.edit(transport, deployment.provider, call), request, provider);
-        const events = await adapter.streamEdit(transport, deployment.provider, call);
-        const release = () => void (events as AsyncGenerator<unknown>).return?.(undefined);
-        return streamImageEvents(events, { meter, provider, secrets: model.secrets, release, abandoned, signal: context.signal });
-      },
-      request.stream ? { signal: AbortSignal.any([context.signal, abandoned.signal]) } : {},
-    );
-  } catch (error) {
-    throw meter.fail(error);
   }
 }

@@ -9,9 +9,9 @@ import { eventPart, jsonAnswer, type JsonAnswer, type StreamAnswer, type StreamP
 import type { CatalogModel } from '../catalog/catalog.js';
 import { imageCapabilitiesOf } from '../catalog/catalog.schema.js';
 import { ClientAbortedError, GatewayError, toGatewayError } from '../errors.js';
-import type { Meter } from '../generation/metering.js';
-import { redactError } from '../generation/redaction.js';
-import type { OperationContext } from '../generation/routing.js';
+import type { Meter, MeteredUsage } from '../operations/metering.js';
+import { redactError } from '../operations/redaction.js';
+import type { OperationContext } from '../operations/routing.js';
 import { guardStream } from '../generation/stream-guard.js';
 import type { ImageDatum, ImageSize, ImagesResponse, ImageStreamEvent } from '../providers/openai/openai-images.wire.js';
 import { openAIErrorType } from '../error-types.js';
@@ -134,17 +134,15 @@ export async function deliverImages(context: OperationContext, data: readonly Im
   return delivered;
 }
 
-/** The Image list answer of a finished (non-streamed) request; settles the meter per image delivered. */
+/** The Image list answer of a finished (non-streamed) request, with its usage: one image per image delivered. */
 export async function answerImages(
   context: OperationContext,
-  meter: Meter,
   images: ImagesResponse,
   request: CheckedImageRequest,
   provider: string,
-): Promise<JsonAnswer<ImagesResponse>> {
+): Promise<{ answer: JsonAnswer<ImagesResponse>; usage: MeteredUsage }> {
   const data = await deliverImages(context, images.data, request.responseFormat);
-  meter.settle({ usage: { inputTokens: 0, outputTokens: 0, images: data.length }, status: 200, errorCode: null, aborted: false, provider });
-  return jsonAnswer({ ...images, data }, { headers: {}, provider });
+  return { answer: jsonAnswer({ ...images, data }, { headers: {}, provider }), usage: { inputTokens: 0, outputTokens: 0, images: data.length } };
 }
 
 /** What a client is told when a provider's image stream ends before any finished image. */

@@ -5,8 +5,8 @@
  * nothing for the demo models (priced 0).
  */
 import { jsonAnswer, type JsonAnswer } from '../answers.js';
-import { Meter } from '../generation/metering.js';
-import { resolveModel, routeDeployments, type OperationContext } from '../generation/routing.js';
+import type { OperationContext } from '../operations/routing.js';
+import { runOperation } from '../operations/run-operation.js';
 import {
   DEFAULT_MODERATION_MODEL,
   listModerationInputs,
@@ -31,28 +31,33 @@ function countModerationTokens(texts: readonly string[]): number {
   return total;
 }
 
-export async function createModeration(context: OperationContext, body: ModerationRequest): Promise<JsonAnswer<ModerationResult>> {
-  const { services, auth } = context;
-  const model = resolveModel(services, auth, body.model ?? DEFAULT_MODERATION_MODEL, '/v1/moderations');
-  const inputs = listModerationInputs(body.input);
-  const inputTokens = countModerationTokens(inputs.texts.flat());
-  const meter = new Meter({ services, auth, requestId: context.requestId, receivedAt: context.receivedAt, observation: context.observation, model, endpoint: '/v1/moderations', stream: false });
-  await meter.hold({ inputTokens, outputTokens: 0 });
-  try {
-    const { answer, provider } = await routeDeployments(context, model, 'moderations', async ({ deployment, adapter, transport }) => ({
-      answer: await adapter.moderate(transport, deployment.provider, {
-        body: { ...body, model: deployment.upstreamModel },
-        texts: inputs.texts,
-        multimodal: inputs.multimodal,
-        imageItems: inputs.imageItems,
-      }),
-      provider: deployment.provider.id,
-    }));
-    meter.settle({ usage: { inputTokens, outputTokens: 0 }, status: 200, errorCode: null, aborted: false, provider });
-    const headers: Record<string, string> = {};
-    if (answer.ignored && answer.ignored.length > 0) headers['x-gateway-dropped-params'] = answer.ignored.join(', ');
-    return { ...jsonAnswer(answer.body, { headers, provider }), ...(answer.raw !== undefined ? { raw: answer.raw } : {}) };
-  } catch (error) {
-    throw meter.fail(error);
-  }
+export function createModeration(context: OperationContext, body: ModerationRequest): Promise<JsonAnswer<ModerationResult>> {
+  return runOperation(context, {
+    endpoint: '/v1/moderations',
+    operation: 'moderations',
+    model: body.model ?? DEFAULT_MODERATION_MODEL,
+    plan: () => {
+      const inputs = listModerationInputs(body.input);
+      const inputTokens = countModerationTokens(inputs.texts.flat());
+      return {
+        hold: { inputTokens, outputTokens: 0 },
+        stream: false,
+        call: async ({ deployment, adapter, transport }) => {
+          const answer = await adapter.moderate(transport, deployment.provider, {
+            body: { ...body, model: deployment.upstreamModel },
+            texts: inputs.texts,
+            multimodal: inputs.multimodal,
+            imageItems: inputs.imageItems,
+          });
+          const headers: Record<string, string> = {};
+          if (answer.ignored && answer.ignored.length > 0) headers['x-gateway-dropped-params'] = answer.ignored.join(', ');
+          const provider = deployment.provider.id;
+          return {
+            answer: { ...jsonAnswer(answer.body, { headers, provider }), ...(answer.raw !== undefined ? { raw: answer.raw } : {}) },
+            usage: { inputTokens, outputTokens: 0 },
+          };
+        },
+      };
+    },
+  });
 }

@@ -5,7 +5,7 @@
  * error table — never an account, a key, a raw path or free text.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { UsageEntry } from '../billing/billing.js';
+import type { UsageRecord } from '../billing/billing.js';
 import type { ProviderHealth } from '../providers/provider-health.js';
 
 /** Seconds; the first buckets resolve single milliseconds (the gateway's own overhead), the last ones long generations. */
@@ -164,7 +164,7 @@ export class GatewayMetrics {
   }
 
   /** Counts one usage row: tokens and credits by model. */
-  recordUsage(entry: UsageEntry): void {
+  recordUsage(entry: UsageRecord): void {
     const model = entry.model;
     if (entry.inputTokens > 0) this.tokens.inc({ model, direction: 'input' }, entry.inputTokens);
     if (entry.outputTokens > 0) this.tokens.inc({ model, direction: 'output' }, entry.outputTokens);

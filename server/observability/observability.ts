@@ -9,7 +9,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { timingSafeEqual, createHash } from 'node:crypto';
 import { SpanKind, SpanStatusCode, type Span } from '@opentelemetry/api';
 import type Koa from 'koa';
-import type { UsageEntry } from '../billing/billing.js';
+import type { UsageRecord } from '../billing/billing.js';
 import type { ResolvedDeployment } from '../catalog/catalog.js';
 import type { ObservabilityConfig } from '../config.js';
 import { GatewayError, UpstreamError, ClientAbortedError } from '../errors.js';
@@ -233,7 +233,7 @@ export class Observability {
   }
 
   /** A usage row: token and credit counters; the request's model, tokens and cost for its access line and span. */
-  usage(observation: RequestObservation | undefined, entry: UsageEntry, releasedHold: boolean): void {
+  usage(observation: RequestObservation | undefined, entry: UsageRecord, releasedHold: boolean): void {
     this.metrics.recordUsage(entry);
     if (releasedHold) this.metrics.holdsOpen.dec();
     if (!observation || observation.requestId !== entry.requestId) return;

@@ -25,11 +25,11 @@ import { checkUsageInWindows } from './usage-run.js';
 import type { CanonicalMessage } from '../providers/canonical.js';
 import type { ChatFormat } from '../providers/types.js';
 import { readUsageTexts, type UsageReading } from './usage-texts.js';
-import type { RestrictedFamilies, RestrictedFamily } from './families.js';
+import type { RestrictedFamily } from './families.js';
 
 /** What the check needs of the operation it guards (an operation's context has all of it). */
 export interface UsageCheckContext {
-  services: { db: Kysely<Database>; restricted: RestrictedFamilies; log: Logger };
+  services: { db: Kysely<Database>; log: Logger };
   auth: AuthContext;
   requestId: string;
   /** Kept with a review record. */

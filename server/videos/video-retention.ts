@@ -16,7 +16,11 @@
 import { backfillVideoExpiry, claimExpiredVideos, markVideoFilesExpired } from '../../db/queries/video-retention.queries.js';
 import type { Video as VideoRow } from '../../db/schema.js';
 import { GatewayError } from '../errors.js';
-import type { Services } from '../services.js';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import type { VideoConfig } from '../config.js';
+import type { Logger } from '../logger.js';
+import type { VideoStorage } from './video-storage.js';
 
 /** Videos taken per claim. */
 const BATCH = 50;
@@ -36,14 +40,23 @@ export function assertFilesKept(row: VideoRow): void {
   throw new GatewayError('VIDEO_EXPIRED', `The files of the video '${row.id}' expired${when} and were deleted; the video record remains.`);
 }
 
+/** What the sweep uses: the videos table, the storage, this instance's id and the retention settings. */
+export interface VideoRetentionDeps {
+  db: Kysely<Database>;
+  instanceId: string;
+  log: Logger;
+  storage: VideoStorage;
+  config: { videos: Pick<VideoConfig, 'retentionMs' | 'retentionSweepMs'> };
+}
+
 export class VideoRetention {
-  private services: Services | undefined;
   private timer: NodeJS.Timeout | undefined;
   private sweeping: Promise<number> | undefined;
 
-  start(services: Services): void {
-    this.services = services;
-    const { retentionMs, retentionSweepMs } = services.config.videos;
+  constructor(private readonly deps: VideoRetentionDeps) {}
+
+  start(): void {
+    const { retentionMs, retentionSweepMs } = this.deps.config.videos;
     if (retentionMs <= 0) return;
     // A sweep still under way when the next is due is not doubled.
     this.timer = setInterval(() => void (this.sweeping ? undefined : this.run().catch(() => undefined)), retentionSweepMs);
@@ -71,11 +84,10 @@ export class VideoRetention {
   }
 
   private async sweepAll(): Promise<number> {
-    const services = this.services;
-    if (!services || services.config.videos.retentionMs <= 0) return 0;
-    const { db, instanceId, log } = services;
+    const { db, instanceId, log, config } = this.deps;
+    if (config.videos.retentionMs <= 0) return 0;
     try {
-      await backfillVideoExpiry(db, services.config.videos.retentionMs);
+      await backfillVideoExpiry(db, config.videos.retentionMs);
       let swept = 0;
       for (;;) {
         const rows = await claimExpiredVideos(db, instanceId, BATCH, SWEEP_LEASE_MS);
@@ -92,9 +104,9 @@ export class VideoRetention {
 
   /** Deletes one video's files, then records it; a storage failure leaves the video to the next sweep once the lease runs out. */
   private async expire(row: VideoRow): Promise<boolean> {
-    const { db, instanceId, log, videoStorage } = this.services!;
+    const { db, instanceId, log, storage } = this.deps;
     try {
-      for (const key of videoFileKeys(row)) await videoStorage.delete(key);
+      for (const key of videoFileKeys(row)) await storage.delete(key);
     } catch (error) {
       log.warn('video.file_expiry_failed', { video: row.id, message: (error as Error).message });
       return false;

@@ -23,7 +23,6 @@
 import { mkdirSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { scratchFolderPath } from '../scratch-folders.js';
-import { findJobHold } from '../../db/queries/job-holds.queries.js';
 import {
   claimDueVideos,
   findVideo,
@@ -37,19 +36,23 @@ import {
   scheduleVideoRetry,
 } from '../../db/queries/videos.queries.js';
 import type { Video as VideoRow, VideoAssetsRecord } from '../../db/schema.js';
-import { applyDiscount, computeCost } from '../billing/money.js';
 import type { CatalogModel, ResolvedDeployment } from '../catalog/catalog.js';
 import { GatewayError, toGatewayError, UpstreamError } from '../errors.js';
-import type { MeteredUsage } from '../generation/metering.js';
-import { redactError } from '../generation/redaction.js';
-import { routeDeployments } from '../generation/routing.js';
+import type { MeteredUsage } from '../operations/metering.js';
+import { redactError } from '../operations/redaction.js';
+import { routeDeployments } from '../operations/routing.js';
 import { adapterFor } from '../providers/registry.js';
 import type { UpstreamFile, UpstreamVideo, VideoJobRef, VideoVariant } from '../providers/types.js';
-import type { Services } from '../services.js';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import type { Catalog } from '../catalog/catalog.js';
+import type { GatewayConfig } from '../config.js';
+import type { RoutingDeps } from '../operations/routing.js';
+import type { JobMeterDeps } from '../operations/job-meter.js';
 import { createTransport } from '../upstream/transport.js';
 import { copyVideoAsset, deleteVideoAssets, readStoredAsset } from './video-assets.js';
 import { VideoRetention } from './video-retention.js';
-import { buildVideoUsageEntry } from './video-usage.js';
+import { JobMeter } from '../operations/job-meter.js';
 import type { VideoStorage } from './video-storage.js';
 
 /** Why a job's work was stopped. */
@@ -74,8 +77,17 @@ function isPermanent(error: unknown): boolean {
   return false;
 }
 
+/** What the video jobs use, given when the worker is built. */
+export interface VideoWorkerDeps extends RoutingDeps, JobMeterDeps {
+  db: Kysely<Database>;
+  instanceId: string;
+  config: Pick<GatewayConfig, 'videos' | 'upstream'>;
+  catalog: Pick<Catalog, 'get'>;
+}
+
 export class VideoWorker {
-  private services: Services | undefined;
+  private readonly meter: JobMeter;
+  private started = false;
   private readonly running = new Map<string, RunningJob>();
   private readonly wakeups = new Set<NodeJS.Timeout>();
   private tickTimer: NodeJS.Timeout | undefined;
@@ -87,31 +99,35 @@ export class VideoWorker {
   private stopping = false;
   private readonly workDirectory: string;
   /** Deletes finished videos' files once they expire. */
-  readonly retention = new VideoRetention();
+  readonly retention: VideoRetention;
 
   constructor(
+    private readonly deps: VideoWorkerDeps,
     /** Where finished videos are kept. */
     readonly storage: VideoStorage,
   ) {
     this.workDirectory = scratchFolderPath('video-work');
+    this.meter = new JobMeter(deps, '/v1/videos');
+    this.retention = new VideoRetention({ ...deps, storage });
   }
 
-  /** Starts claiming jobs (after the services are built: the jobs use them). */
-  start(services: Services): void {
-    this.services = services;
+  /** Starts claiming jobs. */
+  start(): void {
+    this.started = true;
+    const { deps } = this;
     mkdirSync(this.workDirectory, { recursive: true, mode: 0o700 });
-    const { workerIntervalMs, leaseMs } = services.config.videos;
+    const { workerIntervalMs, leaseMs } = deps.config.videos;
     this.tickTimer = setInterval(() => this.nudge(), workerIntervalMs);
     this.tickTimer.unref();
     this.leaseTimer = setInterval(() => void this.renewLeases(), Math.max(250, Math.floor(leaseMs / 4)));
     this.leaseTimer.unref();
-    this.retention.start(services);
+    this.retention.start();
     this.nudge();
   }
 
   /** Looks for due jobs now (a video was just created, or a job slot freed up). */
   nudge(): void {
-    if (!this.services || this.stopping) return;
+    if (!this.started || this.stopping) return;
     if (this.ticking) {
       this.tickWanted = true;
       return;
@@ -148,9 +164,9 @@ export class VideoWorker {
     await this.ticking;
     for (const job of this.running.values()) job.controller.abort(STOPPING);
     await Promise.allSettled([...this.running.values()].map((job) => job.done));
-    if (this.services) {
-      await releaseAllVideoLeases(this.services.db, this.services.instanceId).catch((error: Error) =>
-        this.services!.log.warn('video.release_leases_failed', { message: error.message }),
+    if (this.started) {
+      await releaseAllVideoLeases(this.deps.db, this.deps.instanceId).catch((error: Error) =>
+        this.deps.log.warn('video.release_leases_failed', { message: error.message }),
       );
     }
     await rm(this.workDirectory, { recursive: true, force: true });
@@ -158,24 +174,24 @@ export class VideoWorker {
   }
 
   private async tick(): Promise<void> {
-    const services = this.services!;
+    const { deps } = this;
     try {
       do {
         this.tickWanted = false;
-        const free = services.config.videos.concurrency - this.running.size;
+        const free = deps.config.videos.concurrency - this.running.size;
         if (free <= 0 || this.stopping) break;
         const claimedAt = Date.now();
-        const { leaseMs, maxRunningPerAccount } = services.config.videos;
-        const jobs = await claimDueVideos(services.db, { instanceId: services.instanceId, limit: free, leaseMs, maxRunningPerAccount });
+        const { leaseMs, maxRunningPerAccount } = deps.config.videos;
+        const jobs = await claimDueVideos(deps.db, { instanceId: deps.instanceId, limit: free, leaseMs, maxRunningPerAccount });
         for (const job of jobs) {
-          if (this.stopping) await releaseVideoLease(services.db, job.id, services.instanceId);
+          if (this.stopping) await releaseVideoLease(deps.db, job.id, deps.instanceId);
           else this.launch(job, claimedAt);
         }
       } while (this.tickWanted && !this.stopping);
     } catch (error) {
       if (Date.now() - this.lastClaimFailureLog >= 10_000) {
         this.lastClaimFailureLog = Date.now();
-        services.log.warn('video.claim_failed', { message: (error as Error).message });
+        deps.log.warn('video.claim_failed', { message: (error as Error).message });
       }
     }
   }
@@ -183,12 +199,12 @@ export class VideoWorker {
   private launch(row: VideoRow, claimedAt: number): void {
     const controller = new AbortController();
     const done = this.runJob(row, controller.signal)
-      .catch((error: Error) => this.services!.log.error('video.job_crashed', { video: row.id, message: error.message }))
+      .catch((error: Error) => this.deps.log.error('video.job_crashed', { video: row.id, message: error.message }))
       .finally(() => {
         this.running.delete(row.id);
         this.nudge();
       });
-    this.running.set(row.id, { controller, done, leaseEndsAt: claimedAt + this.services!.config.videos.leaseMs });
+    this.running.set(row.id, { controller, done, leaseEndsAt: claimedAt + this.deps.config.videos.leaseMs });
   }
 
   /**
@@ -198,20 +214,20 @@ export class VideoWorker {
    * then, and two instances must never work on one job.
    */
   private async renewLeases(): Promise<void> {
-    const services = this.services;
-    if (!services || this.running.size === 0) return;
-    const { leaseMs } = services.config.videos;
+    const { deps } = this;
+    if (!this.started || this.running.size === 0) return;
+    const { leaseMs } = deps.config.videos;
     const ids = [...this.running.keys()];
     const askedAt = Date.now();
     try {
-      const held = await renewVideoLeases(services.db, services.instanceId, ids, leaseMs);
+      const held = await renewVideoLeases(deps.db, deps.instanceId, ids, leaseMs);
       for (const id of ids) {
         const job = this.running.get(id);
         if (!held.has(id)) job?.controller.abort(LEASE_LOST);
         else if (job) job.leaseEndsAt = askedAt + leaseMs;
       }
     } catch (error) {
-      services.log.warn('video.lease_renewal_failed', { message: (error as Error).message });
+      deps.log.warn('video.lease_renewal_failed', { message: (error as Error).message });
     }
     for (const job of this.running.values()) if (job.leaseEndsAt - Date.now() < leaseMs / 3) job.controller.abort(LEASE_LOST);
   }
@@ -236,8 +252,8 @@ export class VideoWorker {
 
   /** One step of a job: create at the provider, or poll it; then finish it, or schedule the next poll. */
   private async advance(row: VideoRow, signal: AbortSignal): Promise<void> {
-    const services = this.services!;
-    const model = services.catalog.get(row.model);
+    const { deps } = this;
+    const model = deps.catalog.get(row.model);
     if (!model) return this.fail(row, undefined, `The model '${row.model}' is no longer offered.`);
     let job: VideoRow = row;
     let deployment: ResolvedDeployment;
@@ -246,9 +262,9 @@ export class VideoWorker {
       const created = await this.createUpstream(job, model, signal);
       deployment = created.deployment;
       upstream = created.upstream;
-      const marked = await markVideoProcessing(services.db, {
+      const marked = await markVideoProcessing(deps.db, {
         id: job.id,
-        instanceId: services.instanceId,
+        instanceId: deps.instanceId,
         providerId: deployment.provider.id,
         upstreamModel: deployment.upstreamModel,
         providerJobId: upstream.id,
@@ -261,7 +277,7 @@ export class VideoWorker {
         return;
       }
       job = { ...job, status: 'processing', provider_id: deployment.provider.id, upstream_model: deployment.upstreamModel, provider_job_id: upstream.id };
-      services.log.info('video.processing', { video: job.id, provider: deployment.provider.id });
+      deps.log.info('video.processing', { video: job.id, provider: deployment.provider.id });
     } else {
       const found = this.deploymentOf(model, job.provider_id);
       if (!found) return this.fail(job, model, `The provider '${job.provider_id}' of this video is no longer configured.`);
@@ -271,21 +287,21 @@ export class VideoWorker {
     }
     if (upstream.status === 'completed') return this.complete(job, model, deployment, upstream, signal);
     if (upstream.status === 'failed') return this.fail(job, model, upstream.error ?? 'The provider failed to generate the video.');
-    const { pollMinMs, pollMaxMs } = services.config.videos;
+    const { pollMinMs, pollMaxMs } = deps.config.videos;
     let delayMs = Math.min(pollMaxMs, pollMinMs * 2 ** Math.min(job.polls, 20));
     if (upstream.retryAfterMs !== undefined) delayMs = Math.max(1, Math.min(delayMs, upstream.retryAfterMs));
-    if (await scheduleVideoPoll(services.db, { id: job.id, instanceId: services.instanceId, progress: upstream.progress, delayMs })) this.wakeAfter(delayMs);
+    if (await scheduleVideoPoll(deps.db, { id: job.id, instanceId: deps.instanceId, progress: upstream.progress, delayMs })) this.wakeAfter(delayMs);
   }
 
   /** The create, through the one failover loop over the model's deployments (no retry of a create whose answer was lost: the job's own retry sends the same idempotency key). */
   private async createUpstream(job: VideoRow, model: CatalogModel, signal: AbortSignal): Promise<{ deployment: ResolvedDeployment; upstream: UpstreamVideo }> {
-    const services = this.services!;
+    const { deps } = this;
     const reference = job.input_reference;
     const inputReference: UpstreamFile | undefined = reference
       ? { filename: reference.filename, contentType: reference.contentType, size: reference.size, open: () => readStoredAsset(this.storage, reference.key) }
       : undefined;
     return routeDeployments(
-      { services, requestId: job.id, signal },
+      { services: deps, requestId: job.id, signal },
       model,
       'videos',
       async ({ deployment, adapter, transport }) => ({
@@ -294,7 +310,7 @@ export class VideoWorker {
           transport,
           deployment.provider,
           { model: deployment.upstreamModel, prompt: job.prompt, size: job.size, seconds: job.seconds, ...(inputReference ? { inputReference } : {}) },
-          { idempotencyKey: job.id, simulatedDelayMs: services.config.videos.mockDelayMs },
+          { idempotencyKey: job.id, simulatedDelayMs: deps.config.videos.mockDelayMs },
         ),
       }),
       { maxRetries: 0, signal },
@@ -303,14 +319,14 @@ export class VideoWorker {
 
   /** Copies the files into storage, then completes the video and charges it in one transaction (only while the lease is ours). */
   private async complete(job: VideoRow, model: CatalogModel, deployment: ResolvedDeployment, upstream: UpstreamVideo, signal: AbortSignal): Promise<void> {
-    const services = this.services!;
+    const { deps } = this;
     const adapter = adapterFor(deployment.provider.kind, 'videos')!;
     const transport = this.transportFor(deployment, signal);
     const jobRef = this.jobRefOf(job, job.upstream_model!, job.provider_job_id!);
     const stored: Partial<VideoAssetsRecord> = {};
     try {
       for (const variant of VARIANTS) {
-        stored[variant] = await copyVideoAsset(this.storage, { adapter, transport, deployment, jobRef, videoId: job.id, variant, signal }, this.workDirectory, services.config.videos.maxAssetBytes);
+        stored[variant] = await copyVideoAsset(this.storage, { adapter, transport, deployment, jobRef, videoId: job.id, variant, signal }, this.workDirectory, deps.config.videos.maxAssetBytes);
       }
     } catch (error) {
       await deleteVideoAssets(this.storage, Object.values(stored));
@@ -318,46 +334,42 @@ export class VideoWorker {
     }
     const assets = stored as VideoAssetsRecord;
     const duration = upstream.durationSeconds ?? job.seconds;
-    const held = await findJobHold(services.db, job.id);
     // Charged by the real duration, at the discount of the day it was created; never more than was held.
-    const cost = Math.min(held, applyDiscount(computeCost(model.price, { ...NOTHING_USED, seconds: duration }), job.discount_percentage));
-    const entry = buildVideoUsageEntry(job, model, { usage: { ...NOTHING_USED, seconds: duration }, status: 200, errorCode: null, cost, held, provider: deployment.provider.id });
-    const settled = await services.billing.settleJob(job.id, entry, (trx) =>
-      markVideoCompleted(trx, { id: job.id, instanceId: services.instanceId, duration, assets, retentionMs: services.config.videos.retentionMs }),
+    const cost = await this.meter.settle(job, model, { ...NOTHING_USED, seconds: duration }, deployment.provider.id, (trx) =>
+      markVideoCompleted(trx, { id: job.id, instanceId: deps.instanceId, duration, assets, retentionMs: deps.config.videos.retentionMs }),
     );
-    if (settled) {
-      services.log.info('video.completed', { video: job.id, provider: deployment.provider.id, duration, cost });
+    if (cost !== undefined) {
+      deps.log.info('video.completed', { video: job.id, provider: deployment.provider.id, duration, cost });
       return;
     }
     // Not ours to complete: deleted meanwhile (its files must not stay), or completed by the instance that took the job over (same keys, same files).
-    if (!(await findVideo(services.db, job.id))) await deleteVideoAssets(this.storage, Object.values(assets));
+    if (!(await findVideo(deps.db, job.id))) await deleteVideoAssets(this.storage, Object.values(assets));
   }
 
   /** Ends the job as `failed` with its reason, releasing its hold, in one transaction (only while the lease is ours). */
   private async fail(job: VideoRow, model: CatalogModel | undefined, reason: string): Promise<void> {
-    const services = this.services!;
-    const entry = buildVideoUsageEntry(job, model, { usage: NOTHING_USED, status: 502, errorCode: 'VIDEO_FAILED', cost: 0, held: 0, provider: job.provider_id });
-    const failed = await services.billing.releaseJob(job.id, entry, (trx) =>
-      markVideoFailed(trx, { id: job.id, instanceId: services.instanceId, error: reason, retentionMs: services.config.videos.retentionMs }),
+    const { deps } = this;
+    const failed = await this.meter.release(job, model, { status: 502, errorCode: 'VIDEO_FAILED', provider: job.provider_id }, (trx) =>
+      markVideoFailed(trx, { id: job.id, instanceId: deps.instanceId, error: reason, retentionMs: deps.config.videos.retentionMs }),
     );
-    if (failed) services.log.info('video.failed', { video: job.id, provider: job.provider_id, reason });
+    if (failed) deps.log.info('video.failed', { video: job.id, provider: job.provider_id, reason });
   }
 
   private async onStepFailed(job: VideoRow, error: unknown, signal: AbortSignal): Promise<void> {
-    const services = this.services!;
+    const { deps } = this;
     if (signal.aborted) {
       // Stopping: the job goes back now, for another instance. Deleted or lease lost: nothing of it is ours any more.
-      if (signal.reason === STOPPING) await releaseVideoLease(services.db, job.id, services.instanceId).catch(() => undefined);
+      if (signal.reason === STOPPING) await releaseVideoLease(deps.db, job.id, deps.instanceId).catch(() => undefined);
       return;
     }
-    const model = services.catalog.get(job.model);
+    const model = deps.catalog.get(job.model);
     const message = redactError(toGatewayError(error), model?.secrets ?? []).message;
     if (isPermanent(error)) return this.fail(job, model, message);
-    const { maxAttempts, pollMinMs, pollMaxMs } = services.config.videos;
+    const { maxAttempts, pollMinMs, pollMaxMs } = deps.config.videos;
     if (job.attempts + 1 >= maxAttempts) return this.fail(job, model, `The video could not be generated after ${maxAttempts} attempts: ${message}`);
     const delayMs = Math.min(pollMaxMs, pollMinMs * 2 ** Math.min(job.attempts + 1, 20));
-    services.log.warn('video.retry', { video: job.id, attempt: job.attempts + 1, message });
-    if ((await scheduleVideoRetry(services.db, { id: job.id, instanceId: services.instanceId, delayMs })) !== undefined) this.wakeAfter(delayMs);
+    deps.log.warn('video.retry', { video: job.id, attempt: job.attempts + 1, message });
+    if ((await scheduleVideoRetry(deps.db, { id: job.id, instanceId: deps.instanceId, delayMs })) !== undefined) this.wakeAfter(delayMs);
   }
 
   private deploymentOf(model: CatalogModel, providerId: string | null): ResolvedDeployment | undefined {
@@ -365,8 +377,8 @@ export class VideoWorker {
   }
 
   private transportFor(deployment: ResolvedDeployment, signal: AbortSignal) {
-    const services = this.services!;
-    return createTransport({ client: services.upstream, provider: deployment.provider, signal, timeouts: services.config.upstream });
+    const { deps } = this;
+    return createTransport({ client: deps.upstream, provider: deployment.provider, signal, timeouts: deps.config.upstream });
   }
 
   private jobRefOf(job: VideoRow, upstreamModel: string, providerJobId: string): VideoJobRef {
@@ -375,20 +387,20 @@ export class VideoWorker {
 
   /** Cancels a generation at its provider, best effort (the video is gone either way). */
   async removeUpstream(deployment: ResolvedDeployment, jobRef: VideoJobRef): Promise<void> {
-    const services = this.services!;
+    const { deps } = this;
     const adapter = adapterFor(deployment.provider.kind, 'videos');
     if (!adapter) return;
     const controller = new AbortController();
     try {
       await adapter.remove(this.transportFor(deployment, controller.signal), deployment.provider, jobRef);
     } catch (error) {
-      services.log.warn('video.upstream_remove_failed', { provider: deployment.provider.id, message: (error as Error).message });
+      deps.log.warn('video.upstream_remove_failed', { provider: deployment.provider.id, message: (error as Error).message });
     }
   }
 
   /** The deployment a stored video's generation runs on, for a delete from any instance. */
   deploymentOfVideo(row: VideoRow): { deployment: ResolvedDeployment; jobRef: VideoJobRef } | undefined {
-    const model = this.services?.catalog.get(row.model);
+    const model = this.deps.catalog.get(row.model);
     if (!model || row.provider_job_id === null) return undefined;
     const deployment = this.deploymentOf(model, row.provider_id);
     return deployment ? { deployment, jobRef: this.jobRefOf(row, row.upstream_model ?? deployment.upstreamModel, row.provider_job_id) } : undefined;

@@ -8,15 +8,14 @@ import type { Executor } from '../../db/queries/executor.js';
 import { countUnfinishedVideos, deleteVideo as deleteVideoRow, findVideo, insertVideo, listVideos as listVideoRows } from '../../db/queries/videos.queries.js';
 import type { Video as VideoRow, VideoInputReferenceRecord } from '../../db/schema.js';
 import type { BinaryAnswer } from '../answers.js';
-import { applyDiscount, computeCost } from '../billing/money.js';
 import { GatewayError } from '../errors.js';
-import { resolveModel, type OperationContext } from '../generation/routing.js';
+import { resolveModel, type OperationContext } from '../operations/routing.js';
+import { JobMeter } from '../operations/job-meter.js';
 import type { Video, VideoContentQuery, VideoCreateRequest, VideoDeleteResult, VideoList, VideoListQuery } from '../providers/openai/openai-videos.wire.js';
 import type { UploadedFile } from '../uploads/upload-store.js';
 import { newVideoId, toPublicVideo, videoAssetKey } from './video-object.js';
 import { resolveVideoSeconds, resolveVideoSize } from './video-options.js';
 import { assertFilesKept, videoFileKeys } from './video-retention.js';
-import { buildVideoUsageEntry } from './video-usage.js';
 import { byteRangeHeaders, chooseByteRange } from '../media/byte-range.js';
 
 /** What an input reference may be (judged by its bytes): an image, or a video. */
@@ -110,13 +109,13 @@ export async function createVideo(context: OperationContext, body: VideoCreateRe
   const size = resolveVideoSize(model, body.size);
   const seconds = resolveVideoSeconds(model, body.seconds);
   const id = newVideoId();
-  const discountPercentage = services.discounts.percentageFor(auth.account.id, model.id, new Date());
-  const amount = applyDiscount(computeCost(model.price, { inputTokens: 0, outputTokens: 0, seconds }), discountPercentage);
+  const meter = new JobMeter(services, '/v1/videos');
+  const quote = meter.quote(auth, model, { inputTokens: 0, outputTokens: 0, seconds });
   await checkQueueRoom(services.db, context, false);
   const reference = await storeInputReference(context, id, body.input_reference);
   let row: VideoRow | undefined;
   try {
-    await services.billing.holdForJob(auth.account.id, amount, id, async (trx) => {
+    await meter.hold(auth, id, quote, async (trx) => {
       await checkQueueRoom(trx, context, true);
       row = await insertVideo(trx, {
         id,
@@ -127,7 +126,7 @@ export async function createVideo(context: OperationContext, body: VideoCreateRe
         prompt: body.prompt,
         size,
         seconds,
-        discount_percentage: discountPercentage,
+        discount_percentage: quote.discountPercentage,
         input_reference: reference ? JSON.stringify(reference) : null,
         duration: null,
         assets: null,
@@ -145,7 +144,7 @@ export async function createVideo(context: OperationContext, body: VideoCreateRe
     if (reference) await services.videoStorage.delete(reference.key).catch(() => undefined);
     throw error;
   }
-  services.log.info('video.created', { video: id, model: model.id, requestId: context.requestId, held: amount });
+  services.log.info('video.created', { video: id, model: model.id, requestId: context.requestId, held: quote.amount });
   services.videos.nudge();
   return toPublicVideo(row!);
 }
@@ -220,15 +219,7 @@ export async function deleteVideo(context: OperationContext, id: string): Promis
   const row = await findOwnVideo(context, id);
   let deleted: VideoRow | undefined;
   const model = services.catalog.get(row.model);
-  const entry = buildVideoUsageEntry(row, model, {
-    usage: { inputTokens: 0, outputTokens: 0 },
-    status: 499,
-    errorCode: 'VIDEO_DELETED',
-    cost: 0,
-    held: 0,
-    provider: row.provider_id,
-  });
-  await services.billing.releaseJob(id, entry, async (trx) => {
+  await new JobMeter(services, '/v1/videos').release(row, model, { status: 499, errorCode: 'VIDEO_DELETED', provider: row.provider_id }, async (trx) => {
     deleted = await deleteVideoRow(trx, id, context.auth.account.id);
     // A finished video has no hold left; its usage row was written when it finished.
     return deleted !== undefined && UNFINISHED.has(deleted.status);

@@ -4,12 +4,14 @@
  * whether strict mode refuses it, and the one failover loop over deployments.
  */
 import type { AuthContext } from '../auth/authenticate.js';
-import type { CatalogModel, ResolvedDeployment } from '../catalog/catalog.js';
+import type { Catalog, CatalogModel, ResolvedDeployment } from '../catalog/catalog.js';
 import type { Endpoint } from '../catalog/catalog.schema.js';
 import { GatewayError, UpstreamError } from '../errors.js';
 import type { BridgeReport } from '../providers/canonical.js';
 import { adapterFor, type Operation, type OperationAdapters } from '../providers/registry.js';
 import type { UpstreamTransport } from '../providers/types.js';
+import type { GatewayConfig } from '../config.js';
+import type { Observability } from '../observability/observability.js';
 import type { Services } from '../services.js';
 import { createTransport } from '../upstream/transport.js';
 import type { RequestObservation } from '../observability/observation.js';
@@ -36,8 +38,13 @@ export interface OperationContext {
   observation?: RequestObservation;
 }
 
+/** What model resolution reads: the catalog and the restricted families. */
+export interface ModelDeps {
+  catalog: Pick<Catalog, 'get'>;
+}
+
 /** Resolves the model and checks what the account may do with it, before anything is held or sent. */
-export function resolveModel(services: Services, auth: AuthContext, modelId: unknown, endpoint: Endpoint): CatalogModel {
+export function resolveModel(services: ModelDeps, auth: AuthContext, modelId: unknown, endpoint: Endpoint): CatalogModel {
   if (typeof modelId !== 'string' || modelId === '') {
     throw new GatewayError('INVALID_REQUEST', "Invalid value for 'model': a model id is required.", { param: 'model' });
   }
@@ -129,8 +136,19 @@ export interface DeploymentAttempt<Op extends Operation> {
   last: boolean;
 }
 
+/** What the failover loop uses: deployment health, the upstream client and its timeouts, attempt metrics and the log. */
+export interface RoutingDeps extends Pick<Services, 'providerHealth' | 'upstream' | 'log'> {
+  config: Pick<GatewayConfig, 'upstream'>;
+  observability: Pick<Observability, 'attempt'>;
+}
+
 /** What the failover loop needs of its caller: a request's context, or a background job's (videos). */
-export type RoutingContext = Pick<OperationContext, 'services' | 'requestId' | 'signal' | 'observation'>;
+export interface RoutingContext {
+  services: RoutingDeps;
+  requestId: string;
+  signal: AbortSignal;
+  observation?: RequestObservation;
+}
 
 export interface RouteOptions {
   /** Retries per deployment; the provider's own setting otherwise. */

@@ -5,20 +5,29 @@
  * abandoned.
  */
 import type { AuthContext } from '../auth/authenticate.js';
-import type { UsageEntry } from '../billing/billing.js';
-import { applyDiscount, computeCost, type BillableUsage } from '../billing/money.js';
+import type { UsageRecord } from '../billing/billing.js';
+import { applyDiscount, computeCost, type BillableUsage, type MicroPrice } from '../billing/money.js';
 import type { CatalogModel } from '../catalog/catalog.js';
 import type { Endpoint } from '../catalog/catalog.schema.js';
 import { ClientAbortedError, GatewayError, toGatewayError } from '../errors.js';
-import type { Services } from '../services.js';
+import type { Billing } from '../billing/billing.js';
+import type { Observability } from '../observability/observability.js';
+import type { DiscountSource } from '../billing/discount-settings.js';
 import { redactError } from './redaction.js';
 import type { RequestObservation } from '../observability/observation.js';
 
 /** What a request used, in the units its model is priced in. */
 export type MeteredUsage = BillableUsage;
 
+/** What a meter uses: today's discounts, the credit holds and the usage queue, and their metrics. */
+export interface MeterDeps {
+  discounts: DiscountSource;
+  billing: Pick<Billing, 'hold' | 'record'>;
+  observability: Pick<Observability, 'hold' | 'usage'>;
+}
+
 export interface MeterOptions {
-  services: Services;
+  deps: MeterDeps;
   auth: AuthContext;
   requestId: string;
   /** `performance.now()` when the request arrived. */
@@ -49,6 +58,11 @@ function unitsOf(usage: MeteredUsage): number {
   return 0;
 }
 
+/** The one pricing rule of requests and jobs: a usage at a model's price, after the discount, micro-credits. */
+export function priceOf(price: MicroPrice, usage: MeteredUsage, discountPercentage: number): number {
+  return applyDiscount(computeCost(price, usage), discountPercentage);
+}
+
 /**
  * One request's money: `hold()` once before the provider is called,
  * `settle()` once when it ends (later calls are ignored), so no path can
@@ -60,12 +74,12 @@ export class Meter {
   private settledWith: Settlement | undefined;
 
   constructor(private readonly options: MeterOptions) {
-    this.discountPercentage = options.services.discounts.percentageFor(options.auth.account.id, options.model.id, new Date());
+    this.discountPercentage = options.deps.discounts.percentageFor(options.auth.account.id, options.model.id, new Date());
   }
 
   /** The discounted cost of a usage at the model's price, micro-credits. */
   costOf(usage: MeteredUsage): number {
-    return applyDiscount(computeCost(this.options.model.price, usage), this.discountPercentage);
+    return priceOf(this.options.model.price, usage, this.discountPercentage);
   }
 
   get holdAmount(): number {
@@ -79,7 +93,7 @@ export class Meter {
   /** Holds the cost of the most the request can use (402 when the balance cannot cover it). */
   async hold(maximum: MeteredUsage): Promise<void> {
     const amount = this.costOf(maximum);
-    await this.options.services.observability.hold(this.options.observation, amount, () => this.options.services.billing.hold(this.options.auth.account.id, amount));
+    await this.options.deps.observability.hold(this.options.observation, amount, () => this.options.deps.billing.hold(this.options.auth.account.id, amount));
     this.held = amount;
   }
 
@@ -87,7 +101,7 @@ export class Meter {
   settle(settlement: Settlement): void {
     if (this.settledWith) return;
     this.settledWith = settlement;
-    const { services, auth, model } = this.options;
+    const { deps, auth, model } = this.options;
     const charged = settlement.status === 200 || settlement.aborted;
     const entry = buildUsageEntry({
       requestId: this.options.requestId,
@@ -102,8 +116,8 @@ export class Meter {
       discountPercentage: this.discountPercentage,
       heldAmount: this.held,
     });
-    services.billing.record(entry);
-    services.observability.usage(this.options.observation, entry, this.held > 0);
+    deps.billing.record(entry);
+    deps.observability.usage(this.options.observation, entry, this.held > 0);
   }
 
   /**
@@ -123,7 +137,8 @@ export class Meter {
 export interface UsageEntryFields {
   requestId: string;
   accountId: string;
-  keyId: string;
+  /** Null for a job whose key was deleted since. */
+  keyId: string | null;
   /** The model's id and price (a background job may outlive the model's catalog entry). */
   model: Pick<CatalogModel, 'id' | 'price'>;
   endpoint: Endpoint;
@@ -136,7 +151,7 @@ export interface UsageEntryFields {
 }
 
 /** The one builder of a usage row (billing writes it with its charge in the next batch). */
-export function buildUsageEntry(fields: UsageEntryFields): UsageEntry {
+export function buildUsageEntry(fields: UsageEntryFields): UsageRecord {
   const { usage } = fields.settlement;
   return {
     requestId: fields.requestId,
