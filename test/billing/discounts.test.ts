@@ -237,7 +237,7 @@ describe('changing the pool from two instances', () => {
       await pollUntil(() => trpcQuery<Pool>(instance, 'admin.billing.discountPool', undefined), (seen) => JSON.stringify(seen) === JSON.stringify(stored), 1_000, 'the instance to load the merged pool');
     }
     // A change that would make the pool invalid is refused and stores nothing.
-    await expect(second.update({ minPercentage: 90 })).rejects.toThrow(RangeError);
+    await expect(second.update({ minPercentage: 90 })).rejects.toMatchObject({ code: 'INVALID_REQUEST', status: 400, message: expect.stringMatching(/minPercentage \(90\) is above maxPercentage/) });
     expect(await trpcQuery<Pool>(a, 'admin.billing.discountPool', undefined)).toEqual(stored);
     await setPool(a, { models: [] });
     await expectLedgerOk(b);
