@@ -123,13 +123,24 @@ describe('checkUsageInWindows', () => {
   });
 });
 
+function duplicateNamedGroupsJoin(): boolean {
+  try {
+    new RegExp('(?<word>a)|(?<word>b)');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 describe('patterns', () => {
   it('runs an `any` rule as one alternation, and each pattern separately when they cannot be joined', () => {
     const joined = compileUsageRules({ rules: [{ id: 'x', description: 'x', action: 'flag', patterns: ['\\bpirates?\\b', '\\bninjas?\\b', '\\brobots?\\b'] }] });
     expect(joined.patterns).toHaveLength(1);
     expect(checkUsage({ texts: [{ role: 'user', text: 'I like robots' }] }, joined)).toMatchObject({ action: 'flag', evidenceWindow: 'I like robots' });
     const named = compileUsageRules({ rules: [{ id: 'x', description: 'x', action: 'flag', patterns: ['(?<word>pirates)', '(?<word>ninjas)'] }] });
-    expect(named.patterns).toHaveLength(2);
+    // Duplicate group names in one alternation are valid from V8 12.5 (Node 24) on: there the
+    // rule joins; on Node 20 it cannot, and each pattern runs alone. Either way it matches.
+    expect(named.patterns).toHaveLength(duplicateNamedGroupsJoin() ? 1 : 2);
     expect(checkUsage({ texts: [{ role: 'user', text: 'ninjas!' }] }, named).action).toBe('flag');
     const long = `${filler(40_000)} Ninjas! ${filler(10_000)}`;
     expect(checkUsage({ texts: [{ role: 'user', text: long }] }, named).evidenceWindow!.slice(0, 400)).toContain('Ninjas!');
