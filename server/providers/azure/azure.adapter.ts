@@ -76,18 +76,14 @@ export function toDeployment(
   const base = connection.baseUrl.replace(/\/+$/, '');
   return {
     connection: bare,
+    // Only sending differs; every reader is the transport's own (a new one included).
     transport: {
-      providerId: transport.providerId,
-      signal: transport.signal,
+      ...transport,
       send(request) {
         const operation = request.url.startsWith(base) ? request.url.slice(base.length) : new URL(request.url).pathname;
         const headers = { ...request.headers, ...buildAzureHeaders(connection, null) };
         return transport.send({ ...request, url: buildAzureUrl(connection, operation as AzureOperationPath, deployment), headers }, parseAzureError);
       },
-      readJson: (response) => transport.readJson(response),
-      readBytes: (response, limit) => transport.readBytes(response, limit),
-      readEvents: (response) => transport.readEvents(response),
-      readChunks: (response) => transport.readChunks(response),
     },
   };
 }
