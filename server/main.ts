@@ -10,6 +10,8 @@ async function main(): Promise<void> {
   // npm ci && npm start: the page is built here when missing or older than its sources.
   await ensureDashboardBundle((message) => process.stdout.write(`${message}\n`));
   const gateway = await startGateway(config);
+  // A supervisor that spawned this process with an IPC channel learns where it listens (PORT=0 included).
+  process.send?.({ event: 'gateway.listening', url: gateway.url });
   if (gateway.demoKey) {
     process.stdout.write(
       [

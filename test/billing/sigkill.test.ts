@@ -4,7 +4,6 @@
  * the dead instance's reservations are released by a survivor.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,6 +14,7 @@ import { generateApiKey, hashApiKey } from '../../server/auth/api-keys.js';
 import { checkLedger } from '../../server/billing/ledger-check.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { listeningUrl } from '../support/spawn-gateway.js';
 import { waitFor } from '../support/wait.js';
 import { billingCatalog, chatBody, FLAT_MODEL, FLAT_PRICE_MICRO } from './billing-support.js';
 
@@ -24,17 +24,6 @@ let database: TestDatabase;
 let child: ChildProcess | undefined;
 let survivor: TestGateway | undefined;
 let dir: string;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
 
 /** Usage rows in the test's own database, read from outside the gateway process. */
 async function countUsageRows(databaseUrl: string): Promise<number> {
@@ -71,12 +60,11 @@ describe('a gateway killed with SIGKILL', () => {
     const catalogFile = path.join(dir, 'catalog.json');
     writeFileSync(catalogFile, JSON.stringify(billingCatalog()));
     const key = generateApiKey();
-    const port = await freePort();
-    child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+    child = spawn(process.execPath, ['--import', 'tsx', '--import', './test/foundation/exit-with-parent.ts', 'server/main.ts'], {
       cwd: ROOT,
       env: {
         ...process.env,
-        PORT: String(port),
+        PORT: '0',
         HOST: '127.0.0.1',
         DATABASE_URL: database.url,
         DATA_DIR: dir,
@@ -88,9 +76,9 @@ describe('a gateway killed with SIGKILL', () => {
         LOG_LEVEL: 'silent',
         USAGE_FLUSH_MS: '50',
       },
-      stdio: 'ignore',
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     });
-    const url = `http://127.0.0.1:${port}`;
+    const url = await listeningUrl(child, 90_000);
     // A process start (tsx, migrations) takes seconds on an idle machine; the budget is for a busy one.
     await waitFor(() => fetch(`${url}/readyz`).then((answer) => answer.ok, () => false), {
       timeoutMs: 90_000,

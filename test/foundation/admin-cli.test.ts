@@ -9,13 +9,13 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { bearer, postJson, type Json } from '../support/http.js';
+import { listeningUrl } from '../support/spawn-gateway.js';
 import { waitFor } from '../support/wait.js';
 import { CHAT_BODY } from './http.js';
 
@@ -75,26 +75,13 @@ function parseJson<T = Json>(run: CliRun): T {
   return JSON.parse(run.stdout) as T;
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 /** `npm start` on an embedded data directory; resolves once /healthz answers. */
 async function startGatewayProcess(dataDir: string): Promise<{ child: ChildProcess; url: string; output: () => string }> {
-  const port = await freePort();
-  const child = runNode('server/main.ts', [], baseEnv({ DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', GATEWAY_DEMO: '0' }), { exitWithParent: true });
+  const child = runNode('server/main.ts', [], baseEnv({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', GATEWAY_DEMO: '0' }), { exitWithParent: true });
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const url = `http://127.0.0.1:${port}`;
+  let url = '';
   const answersHealthz = async (): Promise<boolean> => {
     if (child.exitCode !== null) throw new Error(`the gateway process exited with ${child.exitCode}: ${output}`);
     try {
@@ -104,6 +91,7 @@ async function startGatewayProcess(dataDir: string): Promise<{ child: ChildProce
     }
   };
   try {
+    url = await listeningUrl(child, GATEWAY_START_BUDGET_MS, () => output);
     await waitFor(answersHealthz, { timeoutMs: GATEWAY_START_BUDGET_MS, intervalMs: 100, message: 'the gateway process to answer /healthz' });
   } catch (error) {
     throw new Error(`${(error as Error).message}: ${output}`);

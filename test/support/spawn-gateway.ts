@@ -6,7 +6,6 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { waitFor } from './wait.js';
@@ -29,14 +28,28 @@ export interface SpawnedGateway {
 
 const children = new Set<ChildProcess>();
 
-export function freePort(): Promise<number> {
+/**
+ * The URL a gateway process spawned with an IPC channel announces once it
+ * listens (server/main.ts). Its PORT is 0: the kernel picks a free port at
+ * the listen itself, where a port probed free beforehand can be taken by
+ * another test's server in between (and the test would talk to that one).
+ */
+export function listeningUrl(child: ChildProcess, timeoutMs: number, output: () => string = () => ''): Promise<string> {
   return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
+    const done = (settle: () => void) => {
+      clearTimeout(timer);
+      child.off('message', onMessage);
+      child.off('exit', onExit);
+      settle();
+    };
+    const onMessage = (message: unknown) => {
+      const announced = message as { event?: unknown; url?: unknown } | null;
+      if (announced?.event === 'gateway.listening' && typeof announced.url === 'string') done(() => resolve(announced.url as string));
+    };
+    const onExit = (code: number | null, signal: string | null) => done(() => reject(new Error(`the gateway exited while starting (${signal ?? code}):\n${output()}`)));
+    const timer = setTimeout(() => done(() => reject(new Error(`the gateway did not announce its URL within ${timeoutMs} ms:\n${output()}`))), timeoutMs);
+    child.on('message', onMessage);
+    child.once('exit', onExit);
   });
 }
 
@@ -53,7 +66,6 @@ export interface SpawnOptions {
 
 /** Starts a gateway with `env` over these defaults and waits for `/readyz`. */
 export async function spawnGateway(env: Record<string, string>, options: SpawnOptions = {}): Promise<SpawnedGateway> {
-  const port = await freePort();
   if (options.compiled) {
     // As npm start does: compile first (nothing to do when dist/ is current).
     const build = spawnSync(options.nodeBinary ?? process.execPath, ['scripts/build.mjs', '--quiet'], { cwd: ROOT, encoding: 'utf8' });
@@ -66,7 +78,7 @@ export async function spawnGateway(env: Record<string, string>, options: SpawnOp
     cwd: ROOT,
     env: {
       ...process.env,
-      PORT: String(port),
+      PORT: '0',
       HOST: '127.0.0.1',
       GATEWAY_DEMO: '0',
       RATE_LIMITS: 'pro=0',
@@ -82,8 +94,12 @@ export async function spawnGateway(env: Record<string, string>, options: SpawnOp
   child.stdout!.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-20_000)));
   child.stderr!.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-20_000)));
   const procStat = (): string[] => readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  const readyTimeoutMs = options.readyTimeoutMs ?? 120_000;
+  const announced = listeningUrl(child, readyTimeoutMs, () => output);
+  // Its exit is reported by the wait below; this one only must not go unhandled meanwhile.
+  announced.catch(() => undefined);
   const gateway: SpawnedGateway = {
-    url: `http://127.0.0.1:${port}`,
+    url: '',
     child,
     output: () => output,
     alive: () => child.exitCode === null && child.signalCode === null,
@@ -100,6 +116,7 @@ export async function spawnGateway(env: Record<string, string>, options: SpawnOp
       await exited;
     },
   };
+  gateway.url = await announced;
   await waitFor(
     async () => {
       if (!gateway.alive()) throw new Error(`the gateway exited while starting:\n${output}`);
@@ -108,7 +125,7 @@ export async function spawnGateway(env: Record<string, string>, options: SpawnOp
         () => false,
       );
     },
-    { timeoutMs: options.readyTimeoutMs ?? 120_000, intervalMs: 200, message: 'the gateway to start' },
+    { timeoutMs: readyTimeoutMs, intervalMs: 200, message: 'the gateway to start' },
   );
   return gateway;
 }

@@ -6,7 +6,6 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,6 +18,7 @@ import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { FAST_UPSTREAM } from '../support/e2e.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { bearer } from '../support/http.js';
+import { listeningUrl } from '../support/spawn-gateway.js';
 import { waitFor } from '../support/wait.js';
 import { createVideoUpstream, type VideoUpstreamState } from '../upstreams/openai-videos-upstream.js';
 import { startOpenAIUpstream } from '../upstreams/openai-upstream.js';
@@ -48,17 +48,6 @@ afterAll(async () => {
   await upstream?.close();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
 
 async function createVideo(url: string, key: string, body: Json): Promise<string> {
   const answer = await fetch(`${url}/v1/videos`, { method: 'POST', headers: { ...bearer(key), 'content-type': 'application/json' }, body: JSON.stringify(body) });
@@ -124,17 +113,16 @@ describe('video jobs on several instances of one PostgreSQL', () => {
     const catalogFile = path.join(dir, 'sigkill-catalog.json');
     writeFileSync(catalogFile, JSON.stringify(videoCatalog(upstream.url)));
     const key = generateApiKey();
-    const port = await freePort();
     state.holdAll = true;
     const createsBefore = state.creates;
-    let child: ChildProcess | undefined = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+    let child: ChildProcess | undefined = spawn(process.execPath, ['--import', 'tsx', '--import', './test/foundation/exit-with-parent.ts', 'server/main.ts'], {
       cwd: ROOT,
       env: {
         ...process.env,
         ...FAST_VIDEO_ENV,
         VIDEO_UPSTREAM_KEY: UPSTREAM_KEY,
         VIDEO_STORAGE_DIR: storageDir,
-        PORT: String(port),
+        PORT: '0',
         HOST: '127.0.0.1',
         DATABASE_URL: database.url,
         DATA_DIR: path.join(dir, 'sigkill-data'),
@@ -146,10 +134,10 @@ describe('video jobs on several instances of one PostgreSQL', () => {
         LOG_LEVEL: 'silent',
         UPSTREAM_MAX_RETRIES: '0',
       },
-      stdio: 'ignore',
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     });
     cleanups.push(() => void child?.kill('SIGKILL'));
-    const url = `http://127.0.0.1:${port}`;
+    const url = await listeningUrl(child, 90_000);
     await waitFor(() => fetch(`${url}/readyz`).then((answer) => answer.ok, () => false), { timeoutMs: 90_000, intervalMs: 200, message: 'the gateway process to answer /readyz' });
 
     const id = await createVideo(url, key, { model: 'sora-test', prompt: 'interrupted', size: '1280x720', seconds: '8' });
