@@ -26,7 +26,7 @@ export const IDLE = '(idle)';
 
 /**
  * The component a frame belongs to: `pkg:<name>` for a package under node_modules, the path
- * relative to `repoDir` for a project file, undefined for Node's own frames (and anything else).
+ * relative to `repoDir` for a project file (its source's for a file of the compiled dist/), undefined for Node's own frames (and anything else).
  */
 export function componentOfUrl(url: string, repoDir: string): string | undefined {
   if (url === '' || url.startsWith('node:')) return undefined;
@@ -39,8 +39,10 @@ export function componentOfUrl(url: string, repoDir: string): string | undefined
     return name ? `pkg:${name}` : undefined;
   }
   const root = repoDir.endsWith('/') ? repoDir : `${repoDir}/`;
-  if (path.startsWith(root)) return path.slice(root.length);
-  return undefined;
+  if (!path.startsWith(root)) return undefined;
+  const relative = path.slice(root.length);
+  // The compiled build (dist/, one .js per source file) is attributed to its source.
+  return relative.startsWith('dist/') ? relative.slice('dist/'.length).replace(/\.js$/, '.ts') : relative;
 }
 
 /** Microseconds of self time per component over the profile, idle time under {@link IDLE}. */

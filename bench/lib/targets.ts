@@ -2,6 +2,7 @@
  * The processes the bench measures, each started in its own process on the target core:
  * the gateway (on PostgreSQL and on PGlite), the bare proxy (baseline) and the peer gateway.
  */
+import { spawnSync } from 'node:child_process';
 import { randomInt } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { get } from 'node:http';
@@ -243,10 +244,13 @@ async function startGateway(context: TargetContext, database: 'pg' | 'pglite'): 
     RATE_LIMITS: 'pro=1000000000',
     SHUTDOWN_GRACE_MS: '2000',
   });
+  // What `npm start` runs: the compiled build (compiled first when the sources are newer).
+  const build = spawnSync(process.execPath, ['scripts/build.mjs', '--quiet'], { cwd: context.repoDir, encoding: 'utf8' });
+  if (build.status !== 0) throw new TargetError(`scripts/build.mjs failed: ${build.stderr}`, false);
   const child = context.resources.start({
     name,
     command: process.execPath,
-    args: [...(context.nodeArgs?.(name) ?? []), '--import', 'tsx', 'server/main.ts'],
+    args: [...(context.nodeArgs?.(name) ?? []), '--enable-source-maps', 'dist/server/main.js'],
     cwd: context.repoDir,
     env,
     core: context.targetCore,

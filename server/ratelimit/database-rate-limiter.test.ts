@@ -31,6 +31,26 @@ describe('DatabaseRateLimiter reserving ahead for high limits', () => {
     expect(rows).toHaveLength(1);
   });
 
+  it('serves concurrent checks of one key from one reservation: one upsert, not one per check', async () => {
+    const limiter = new DatabaseRateLimiter(database.db);
+    const now = Date.UTC(2026, 10, 22, 12, 2, 5);
+    const limit = 64 * 64; // reserves 63 ahead: one round trip covers 64 requests
+    const results = await Promise.all(Array.from({ length: 50 }, () => limiter.check('key-concurrent', limit, now)));
+    expect(results.every((result) => result.allowed)).toBe(true);
+    const row = await database.db.selectFrom('rate_limits').select('count').where('key_id', '=', 'key-concurrent').executeTakeFirstOrThrow();
+    // Each check reserving on its own would have counted 50 × 64.
+    expect(Number(row.count)).toBe(64);
+    // The reservation's spare is used up in order: 63 left after the first, 14 after all 50.
+    expect(results.map((result) => result.remaining).sort((a, b) => a - b)[0]).toBe(limit - 64 + 14);
+  });
+
+  it('refuses every concurrent check past the limit, however many wait on one reservation', async () => {
+    const limiter = new DatabaseRateLimiter(database.db);
+    const now = Date.UTC(2026, 10, 22, 12, 3, 5);
+    const results = await Promise.all(Array.from({ length: 200 }, () => limiter.check('key-over', 128, now)));
+    expect(results.filter((result) => result.allowed)).toHaveLength(128);
+  });
+
   it('stays exact below 64 per minute', async () => {
     const a = new DatabaseRateLimiter(database.db);
     const b = new DatabaseRateLimiter(database.db);

@@ -30,8 +30,10 @@ export class DatabaseRateLimiter implements RateLimiter {
   private readonly retentionMs: number;
   private readonly log: RateLimiterLog | undefined;
   private lastPrunedWindow = Number.NEGATIVE_INFINITY;
-  /** Requests reserved ahead in the current window, per key (see `check`). */
-  private readonly spare = new Map<string, { windowStart: number; count: number }>();
+  /** Requests reserved ahead in the current window, per key (see `check`), and what the window had left beyond them. */
+  private readonly spare = new Map<string, { windowStart: number; count: number; beyond: number }>();
+  /** A reservation on its way to the database, per key: settles (never rejects) when it is done. */
+  private readonly reserving = new Map<string, Promise<void>>();
   private pruning: Promise<void> | undefined;
 
   constructor(
@@ -46,10 +48,15 @@ export class DatabaseRateLimiter implements RateLimiter {
     const limit = normalizeLimit(limitPerMinute);
     if (limit === 0) return { ...UNLIMITED };
     const window = minuteWindow(now);
-    const reserved = this.spare.get(keyId);
-    if (reserved && reserved.windowStart === window.start && reserved.count > 0) {
-      reserved.count--;
-      return { allowed: true, remaining: reserved.count, retryAfterSeconds: toRateLimitResult(0, limit, now).retryAfterSeconds };
+    // Checks that arrive while this key's reservation is on its way wait for it and take from
+    // what it reserved, instead of each paying a round trip of its own (50 concurrent requests
+    // of one key were ~10 upserts per 64 requests before; now one).
+    for (;;) {
+      const fromSpare = this.takeSpare(keyId, window.start, limit, now);
+      if (fromSpare) return fromSpare;
+      const pending = this.reserving.get(keyId);
+      if (!pending) break;
+      await pending;
     }
     this.pruneOncePerWindow(window.start);
     if (this.spare.size > 100_000) this.spare.clear();
@@ -60,13 +67,33 @@ export class DatabaseRateLimiter implements RateLimiter {
     // for requests that were allowed.
     const ahead = Math.min(63, Math.floor(limit / 64));
     const take = 1 + ahead;
-    const count = await addToRateWindow(this.db, keyId, new Date(window.start), take);
-    // Of the `take` requests just counted, those within the limit are ours: this one and the spare.
-    const granted = Math.max(0, Math.min(take, limit - (count - take)));
-    if (granted === 0) return toRateLimitResult(count, limit, now);
-    if (granted > 1) this.spare.set(keyId, { windowStart: window.start, count: granted - 1 });
-    else this.spare.delete(keyId);
-    return { allowed: true, remaining: Math.max(0, limit - count) + granted - 1, retryAfterSeconds: toRateLimitResult(0, limit, now).retryAfterSeconds };
+    const reservation = addToRateWindow(this.db, keyId, new Date(window.start), take).then((count) => {
+      // Of the `take` requests just counted, those within the limit are ours: this one and the spare.
+      const granted = Math.max(0, Math.min(take, limit - (count - take)));
+      if (granted > 1) this.spare.set(keyId, { windowStart: window.start, count: granted - 1, beyond: Math.max(0, limit - count) });
+      else this.spare.delete(keyId);
+      return { count, granted };
+    });
+    const settled = reservation.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.reserving.set(keyId, settled);
+    try {
+      const { count, granted } = await reservation;
+      if (granted === 0) return toRateLimitResult(count, limit, now);
+      return { allowed: true, remaining: Math.max(0, limit - count) + granted - 1, retryAfterSeconds: toRateLimitResult(0, limit, now).retryAfterSeconds };
+    } finally {
+      if (this.reserving.get(keyId) === settled) this.reserving.delete(keyId);
+    }
+  }
+
+  /** One request from what this instance reserved ahead for the key in this window, if any is left. */
+  private takeSpare(keyId: string, windowStart: number, limit: number, now: number): RateLimitResult | undefined {
+    const reserved = this.spare.get(keyId);
+    if (!reserved || reserved.windowStart !== windowStart || reserved.count <= 0) return undefined;
+    reserved.count--;
+    return { allowed: true, remaining: reserved.beyond + reserved.count, retryAfterSeconds: toRateLimitResult(0, limit, now).retryAfterSeconds };
   }
 
   /**

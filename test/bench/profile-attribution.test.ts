@@ -10,11 +10,12 @@ const REPO = '/srv/umg';
 const frame = (functionName: string, url: string) => ({ functionName, url });
 
 describe('componentOfUrl', () => {
-  it('names packages (scoped or not), project files, and nothing for Node itself', () => {
+  it('names packages (scoped or not), project files (a compiled one by its source), and nothing for Node itself', () => {
     expect(componentOfUrl(`file://${REPO}/node_modules/undici/lib/dispatcher/client.js`, REPO)).toBe('pkg:undici');
     expect(componentOfUrl(`file://${REPO}/node_modules/@trpc/server/dist/index.mjs`, REPO)).toBe('pkg:@trpc/server');
     expect(componentOfUrl(`file://${REPO}/node_modules/a/node_modules/pino/lib/x.js`, REPO)).toBe('pkg:pino');
     expect(componentOfUrl(`file://${REPO}/server/observability/observability.ts`, REPO)).toBe('server/observability/observability.ts');
+    expect(componentOfUrl(`file://${REPO}/dist/server/observability/observability.js`, REPO)).toBe('server/observability/observability.ts');
     expect(componentOfUrl('node:internal/streams/readable', REPO)).toBeUndefined();
     expect(componentOfUrl('', REPO)).toBeUndefined();
     expect(componentOfUrl('file:///elsewhere/x.js', REPO)).toBeUndefined();
