@@ -35,7 +35,7 @@ Modes (one per run):
 Options:
   --quick                ~1 minute smoke run (1 round, 2 s runs, 1 s warm-up, 30 TTFB requests)
   --duration S           seconds per measured run (default 5)
-  --warmup S             warm-up seconds per target and kind (default 2)
+  --warmup S             warm-up seconds per target and kind (default 10: the gateway's JIT needs it)
   --rounds N             rounds; each drives every target once, order rotating (default 3)
   --connections N        wrk connections (default 50)
   --chunks N             content chunks per streamed answer (default 20)
@@ -119,7 +119,7 @@ function parseOptions(argv: string[]): BenchOptions | undefined {
     mode,
     quick,
     durationSeconds: Math.round(number('duration', quick ? 2 : 5, 1, 3600)),
-    warmupSeconds: Math.round(number('warmup', quick ? 1 : 2, 0, 600)),
+    warmupSeconds: Math.round(number('warmup', quick ? 1 : 10, 0, 600)),
     rounds: Math.round(number('rounds', quick ? 1 : 3, 1, 50)),
     connections: Math.round(number('connections', 50, 1, 5000)),
     chunks: Math.round(number('chunks', 20, 1, 10_000)),
