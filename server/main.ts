@@ -6,6 +6,11 @@ import { ensureDashboardBundle } from './dashboard/bundle.js';
 
 /** Process entry: `npm start`. */
 async function main(): Promise<void> {
+  // SIGHUP's default is to end the process: one sent while the gateway starts (a deploy tool, an
+  // operator's reload racing a restart) is remembered and carried out once it serves.
+  let reloadAfterStart = false;
+  const remember = () => (reloadAfterStart = true);
+  process.on('SIGHUP', remember);
   const config = loadConfig();
   // npm ci && npm start: the page is built here when missing or older than its sources.
   await ensureDashboardBundle((message) => process.stdout.write(`${message}\n`));
@@ -38,11 +43,14 @@ async function main(): Promise<void> {
       .catch(() => process.exit(1));
   };
   // SIGHUP: read GATEWAY_CONFIG again and give every instance on the database the new catalog.
-  process.on('SIGHUP', () => {
+  const reload = () => {
     reloadCatalog(gateway.services, 'sighup').catch(() => {
       // reloadCatalog logged why; the running catalog stays.
     });
-  });
+  };
+  process.off('SIGHUP', remember);
+  process.on('SIGHUP', reload);
+  if (reloadAfterStart) reload();
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
 }

@@ -3,14 +3,16 @@
  * reads GATEWAY_CONFIG again, and so does the admin CLI's `catalog:reload`;
  * a broken file leaves the running catalog and the log or the CLI says why.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CatalogFile } from '../../server/catalog/catalog.schema.js';
 import { runAdminCli } from '../support/admin-cli.js';
 import { getJson } from '../support/http.js';
-import { killSpawnedGateways, spawnGateway, type SpawnedGateway } from '../support/spawn-gateway.js';
+import { killSpawnedGateways, listeningUrl, spawnGateway, type SpawnedGateway } from '../support/spawn-gateway.js';
 import { waitFor } from '../support/wait.js';
 
 /** Budgets for a loaded machine (a spawned gateway or a CLI run may take tens of seconds), not expectations. */
@@ -77,5 +79,39 @@ describe('reloading a gateway process', () => {
     expect(refused.code).not.toBe(0);
     expect(refused.stderr).toMatch(/The catalog was not reloaded \(the running one stays\): GATEWAY_CONFIG .*catalog\.yaml: models\[0\]\.provider: unknown provider/);
     expect(await listedModels()).toEqual(['third', 'fourth']);
+  });
+
+  it('a SIGHUP while the process starts does not end it: the reload runs once it serves', SPAWN_BUDGET, async () => {
+    const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+    const dataDir = path.join(directory, 'starting-data');
+    const startingCatalog = path.join(directory, 'starting.json');
+    writeFileSync(startingCatalog, JSON.stringify(mockCatalog(['early'])));
+    const child = spawn(process.execPath, ['--import', 'tsx', '--import', './test/foundation/exit-with-parent.ts', 'server/main.ts'], {
+      cwd: root,
+      env: { ...process.env, PORT: '0', HOST: '127.0.0.1', GATEWAY_DEMO: '0', REDIS_URL: '', DATABASE_URL: '', DATA_DIR: dataDir, GATEWAY_CONFIG: startingCatalog, LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+    });
+    let output = '';
+    child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    try {
+      const announced = listeningUrl(child, SPAWN_BUDGET.timeout, () => output);
+      announced.catch(() => undefined);
+      // The data directory is made by the start itself, after the entry module installed its handlers.
+      await waitFor(() => existsSync(dataDir) || child.exitCode !== null, { timeoutMs: 120_000, intervalMs: 20, message: 'the process to begin its start' });
+      child.kill('SIGHUP');
+      const url = await announced;
+      await waitFor(() => /"event":"catalog\.reloaded","trigger":"sighup"/.test(output), { timeoutMs: DEADLINE_MS, message: 'the remembered reload to run' });
+      expect(child.exitCode).toBeNull();
+      expect(child.signalCode).toBeNull();
+      const models = await getJson(`${url}/v1/models`);
+      expect((models.body.data as Array<{ id: string }>).map((model) => model.id)).toEqual(['early']);
+    } finally {
+      if (child.exitCode === null) {
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.kill('SIGKILL');
+        await exited;
+      }
+    }
   });
 });
