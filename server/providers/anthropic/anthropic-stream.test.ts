@@ -1,35 +1,13 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { CanonicalStreamEvent } from '../canonical.js';
 import { UpstreamError } from '../../errors.js';
-import { SseParser } from '../../sse/sse-parser.js';
+import { decodeAtEverySplit, decodeSse, readFixture } from '../../../test/support/stream-replay.js';
 import { AnthropicStreamDecoder } from './anthropic-stream.js';
 
-function fixture(name: string): Uint8Array {
-  return new Uint8Array(readFileSync(new URL(`./__fixtures__/${name}`, import.meta.url)));
-}
-
-/** Runs chunks through the SSE parser and the decoder, as the upstream client does. */
-function decode(chunks: Uint8Array[]): CanonicalStreamEvent[] {
-  const parser = new SseParser();
-  const decoder = new AnthropicStreamDecoder();
-  const events: CanonicalStreamEvent[] = [];
-  for (const chunk of chunks) for (const event of parser.push(chunk)) events.push(...decoder.push(event));
-  for (const event of parser.end()) events.push(...decoder.push(event));
-  events.push(...decoder.end());
-  return events;
-}
-
+const decode = (chunks: Uint8Array[]): CanonicalStreamEvent[] => decodeSse(() => new AnthropicStreamDecoder(), chunks);
+const fixture = (name: string): Uint8Array => readFixture(import.meta.url, name);
 /** Replays a fixture whole, split in two at every byte boundary, and one byte at a time. */
-function replay(name: string): CanonicalStreamEvent[] {
-  const bytes = fixture(name);
-  const whole = decode([bytes]);
-  for (let at = 0; at <= bytes.length; at++) {
-    expect(decode([bytes.subarray(0, at), bytes.subarray(at)]), `split at byte ${at}`).toEqual(whole);
-  }
-  expect(decode(Array.from({ length: bytes.length }, (_, i) => bytes.subarray(i, i + 1)))).toEqual(whole);
-  return whole;
-}
+const replay = (name: string): CanonicalStreamEvent[] => decodeAtEverySplit(decode, fixture(name));
 
 const MODEL = 'claude-sonnet-4-5-20250929';
 

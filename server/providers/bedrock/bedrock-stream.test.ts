@@ -4,6 +4,7 @@ import type { CanonicalStreamEvent } from '../canonical.js';
 import { UpstreamError } from '../../errors.js';
 import { BedrockEventStreamFramer, BedrockStreamDecoder } from './bedrock-stream.js';
 import { fromBedrockResponse } from './from-bedrock-response.js';
+import { decodeAtEverySplit } from '../../../test/support/stream-replay.js';
 
 function fixture(name: string): Buffer {
   return readFileSync(new URL(`./__fixtures__/${name}`, import.meta.url));
@@ -21,14 +22,7 @@ function decode(pieces: readonly Uint8Array[]): CanonicalStreamEvent[] {
 }
 
 /** The same bytes decoded whole, one byte at a time, and cut in two at every position: all must agree. */
-function decodeEverySplit(bytes: Buffer): CanonicalStreamEvent[] {
-  const whole = decode([bytes]);
-  expect(decode([...bytes].map((byte) => Uint8Array.of(byte)))).toEqual(whole);
-  for (let cut = 1; cut < bytes.length; cut++) {
-    expect(decode([bytes.subarray(0, cut), bytes.subarray(cut)]), `cut at ${cut}`).toEqual(whole);
-  }
-  return whole;
-}
+const decodeEverySplit = (bytes: Uint8Array): CanonicalStreamEvent[] => decodeAtEverySplit(decode, bytes);
 
 describe('ConverseStream text', () => {
   it('decodes text, split at every byte (multi-byte characters included), with usage from metadata', () => {

@@ -1,8 +1,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { CanonicalStreamEvent } from '../canonical.js';
-import { SseParser, type SseEvent } from '../../sse/sse-parser.js';
+import type { SseEvent } from '../../sse/sse-parser.js';
 import { OpenAIChatStreamDecoder } from './openai-stream.js';
+import { decodeAtEverySplit, decodeSse } from '../../../test/support/stream-replay.js';
 
 const fixturesDirectory = new URL('./__fixtures__/', import.meta.url);
 
@@ -11,15 +12,7 @@ function readFixture(name: string): Uint8Array {
 }
 
 /** Bytes → SseParser → decoder, the way the upstream client feeds it. */
-function decodeChunks(chunks: Uint8Array[]): CanonicalStreamEvent[] {
-  const parser = new SseParser();
-  const decoder = new OpenAIChatStreamDecoder();
-  const events: CanonicalStreamEvent[] = [];
-  for (const chunk of chunks) for (const event of parser.push(chunk)) events.push(...decoder.push(event));
-  for (const event of parser.end()) events.push(...decoder.push(event));
-  events.push(...decoder.end());
-  return events;
-}
+const decodeChunks = (chunks: Uint8Array[]): CanonicalStreamEvent[] => decodeSse(() => new OpenAIChatStreamDecoder(), chunks);
 
 function decodeEvents(events: SseEvent[]): CanonicalStreamEvent[] {
   const decoder = new OpenAIChatStreamDecoder();
@@ -127,19 +120,8 @@ describe('recorded streams', () => {
       expect(decodeChunks([bytes])).toEqual(expectedByFixture[name]);
     });
 
-    it('decodes the same when fed one byte at a time', () => {
-      const singleBytes = Array.from({ length: bytes.length }, (_, index) => bytes.subarray(index, index + 1));
-      expect(decodeChunks(singleBytes)).toEqual(expectedByFixture[name]);
-    });
-
-    it('decodes the same when split in two at every byte boundary', () => {
-      const expected = expectedByFixture[name];
-      for (let split = 0; split <= bytes.length; split++) {
-        const events = decodeChunks([bytes.subarray(0, split), bytes.subarray(split)]);
-        if (JSON.stringify(events) !== JSON.stringify(expected)) {
-          expect({ split, events }).toEqual({ split, events: expected });
-        }
-      }
+    it('decodes the same split in two at every byte boundary, and fed byte by byte', () => {
+      expect(decodeAtEverySplit(decodeChunks, bytes)).toEqual(expectedByFixture[name]);
     });
   });
 });

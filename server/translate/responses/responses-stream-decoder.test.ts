@@ -3,21 +3,14 @@ import { describe, expect, it } from 'vitest';
 import type { CanonicalStreamEvent } from '../../providers/canonical.js';
 import { SseParser, formatSseFrame, type SseEvent } from '../../sse/sse-parser.js';
 import { ResponsesStreamDecoder } from './responses-stream-decoder.js';
+import { decodeSse } from '../../../test/support/stream-replay.js';
 
 function fixture(name: string): Uint8Array {
   return readFileSync(new URL(`./__fixtures__/${name}`, import.meta.url));
 }
 
 /** Bytes, in the given chunks, through the SSE parser and the decoder. */
-function decode(chunks: Iterable<Uint8Array | string>): CanonicalStreamEvent[] {
-  const parser = new SseParser();
-  const decoder = new ResponsesStreamDecoder();
-  const events: CanonicalStreamEvent[] = [];
-  for (const chunk of chunks) for (const sse of parser.push(chunk)) events.push(...decoder.push(sse));
-  for (const sse of parser.end()) events.push(...decoder.push(sse));
-  events.push(...decoder.end());
-  return events;
-}
+const decode = (chunks: Iterable<Uint8Array | string>): CanonicalStreamEvent[] => decodeSse(() => new ResponsesStreamDecoder(), chunks);
 
 function sseEvents(chunks: Iterable<Uint8Array>): SseEvent[] {
   const parser = new SseParser();
