@@ -22,6 +22,7 @@ import { writeAnswer } from './write-answer.js';
 import { readMultipart, type MultipartBody, type MultipartLimits, type MultipartSpec } from './read-multipart.js';
 import { serveDashboard } from './dashboard-static.js';
 import { serveApiDocs } from './api-docs.js';
+import { ANONYMOUS_TRPC_BODY_BYTES, presentsValidCredential } from './trpc-credentials.js';
 import { sessionAccountAuth } from '../server/dashboard/session-auth.js';
 import type { WebRequest } from '../server/context.js';
 import type { TLSSocket } from 'node:tls';
@@ -165,7 +166,8 @@ export function createApp(services: Services, state: AppState = { inFlight: 0, d
   /**
    * A /trpc request's body, under /v1's bounds before tRPC or any procedure
    * sees it (the sign-in included): only JSON, read into the instance budget
-   * until the answer ends, its size and pauses bounded, its nesting too. A
+   * until the answer ends, its size and pauses bounded (to 64 KiB without a
+   * valid credential), its nesting too. A
    * batch wraps each input in one more object, so it may nest one level more.
    */
   async function readTrpcBody(ctx: Koa.Context): Promise<void> {
@@ -182,7 +184,10 @@ export function createApp(services: Services, state: AppState = { inFlight: 0, d
       req.resume();
       throw new GatewayError('UNSUPPORTED_MEDIA_TYPE', `Expected an application/json body, got "${req.headers['content-type'] ?? ''}".`);
     }
-    const { raw, release } = await readRawBody(req, bodyLimits);
+    // Without a credential that holds (the sign-in, or anyone), only a small body: see ANONYMOUS_TRPC_BODY_BYTES.
+    const credentialed = await presentsValidCredential(services, credentialsOf(ctx), header(req, 'cookie'));
+    const limits = credentialed ? bodyLimits : { ...bodyLimits, maxBytes: Math.min(bodyLimits.maxBytes, ANONYMOUS_TRPC_BODY_BYTES) };
+    const { raw, release } = await readRawBody(req, limits);
     ctx.res.once('close', release);
     if (jsonTextNestsDeeperThan(raw, maxDepth)) throw tooDeep();
     req.body = raw.toString('utf8');

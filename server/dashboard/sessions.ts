@@ -78,9 +78,14 @@ function requireWeb(ctx: SessionRequest): WebRequest {
 
 /** The session named by the request's cookie, or undefined. */
 export async function readSession(ctx: SessionRequest): Promise<SessionContext | undefined> {
-  const token = readCookie(ctx.web?.cookie, SESSION_COOKIE);
+  return findSessionOfCookie(ctx.services.db, ctx.web?.cookie);
+}
+
+/** The live session a `Cookie` header names, or undefined (no cookie, a malformed one, an ended session). */
+export async function findSessionOfCookie(db: Kysely<Database>, cookieHeader: string | undefined): Promise<SessionContext | undefined> {
+  const token = readCookie(cookieHeader, SESSION_COOKIE);
   if (!token || token.length > 200) return undefined;
-  return findLiveSession(ctx.services.db, sha256(token));
+  return findLiveSession(db, sha256(token));
 }
 
 /** The session, and for a mutation its CSRF token checked; or SESSION_REQUIRED / CSRF_REJECTED. */

@@ -14,6 +14,7 @@ import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CatalogFile } from '../../server/catalog/catalog.schema.js';
 import { readConfig } from '../../server/config.js';
+import { ANONYMOUS_TRPC_BODY_BYTES } from '../../compat/trpc-credentials.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { bearer, getJson, postJson, type Answer } from '../support/http.js';
 import { waitFor } from '../support/wait.js';
@@ -117,6 +118,8 @@ function expectTrpcCode(answer: { status: number; body: string } | Answer | Trpc
 }
 
 const LOGIN = '/trpc/dashboard.auth.login';
+/** A procedure behind an API key: its bodies may be as large as /v1's. */
+const CHAT = '/trpc/chat.completions';
 /** JSON nested `depth` levels deep (`{"a":{"a":…}}`), written out: JSON.stringify itself overflows at some thousands. */
 function nested(depth: number): string {
   return `${'{"a":'.repeat(depth - 1)}{"a":1}${'}'.repeat(depth - 1)}`;
@@ -154,16 +157,16 @@ describe('/trpc bodies under the /v1 bounds', () => {
     await waitFor(() => gateway.gateway.bodyBytesHeld() === 0 && gateway.gateway.requestsInFlight() === 0, { message: 'the body budget to be whole and no request in flight' });
   }
 
-  it('refuses an unauthenticated sign-in declaring more than BODY_LIMIT_BYTES with 413 before reading it', async () => {
-    const request = openRaw(gateway.url, postHead(LOGIN, { 'content-type': 'application/json', 'content-length': String(BODY_LIMIT + 1), 'x-csrf-token': 'login' }));
+  it('refuses a keyed call declaring more than BODY_LIMIT_BYTES with 413 before reading it', async () => {
+    const request = openRaw(gateway.url, postHead(CHAT, { ...bearer(key), 'content-type': 'application/json', 'content-length': String(BODY_LIMIT + 1) }));
     const answer = await request.answer;
     request.socket.destroy();
     expectTrpcCode(answer, 413, 'PAYLOAD_TOO_LARGE', 'PAYLOAD_TOO_LARGE');
     await expectAllGivenBack();
   });
 
-  it('refuses a chunked sign-in body once it passes BODY_LIMIT_BYTES with 413, and gives its bytes back', async () => {
-    const request = openRaw(gateway.url, postHead(LOGIN, { 'content-type': 'application/json', 'transfer-encoding': 'chunked', 'x-csrf-token': 'login' }));
+  it('refuses a chunked keyed body once it passes BODY_LIMIT_BYTES with 413, and gives its bytes back', async () => {
+    const request = openRaw(gateway.url, postHead(CHAT, { ...bearer(key), 'content-type': 'application/json', 'transfer-encoding': 'chunked' }));
     const piece = chunk(Buffer.alloc(256 * 1024, 0x20));
     // Written until the gateway answers (it reads and drops the rest), never more than twice the limit.
     let sent = 0;
@@ -175,6 +178,30 @@ describe('/trpc bodies under the /v1 bounds', () => {
     }
     const answer = await request.answer;
     request.socket.destroy();
+    expectTrpcCode(answer, 413, 'PAYLOAD_TOO_LARGE', 'PAYLOAD_TOO_LARGE');
+    expect(sent).toBeGreaterThan(BODY_LIMIT);
+    await expectAllGivenBack();
+  });
+
+  it('lets a request without a valid credential send 64 KiB at most, declared or chunked; a forged key or cookie does not lift it', async () => {
+    const forged: Record<string, string>[] = [{}, { authorization: 'Bearer sk-umg-000000000000000000000000000000000000000000000000' }, { cookie: 'umg_session=forged' }];
+    for (const headers of forged) {
+      const declared = openRaw(gateway.url, postHead(LOGIN, { ...headers, 'content-type': 'application/json', 'content-length': String(ANONYMOUS_TRPC_BODY_BYTES + 1), 'x-csrf-token': 'login' }));
+      const refused = await declared.answer;
+      declared.socket.destroy();
+      expectTrpcCode(refused, 413, 'PAYLOAD_TOO_LARGE', 'PAYLOAD_TOO_LARGE');
+    }
+    const chunked = openRaw(gateway.url, postHead(LOGIN, { 'content-type': 'application/json', 'transfer-encoding': 'chunked', 'x-csrf-token': 'login' }));
+    let sent = 0;
+    let answered = false;
+    void chunked.answer.then(() => (answered = true), () => (answered = true));
+    const piece = chunk(Buffer.alloc(16 * 1024, 0x20));
+    while (!answered && sent < 4 * ANONYMOUS_TRPC_BODY_BYTES) {
+      if (!chunked.socket.write(piece)) await new Promise((resolve) => chunked.socket.once('drain', resolve));
+      sent += piece.length;
+    }
+    const answer = await chunked.answer;
+    chunked.socket.destroy();
     expectTrpcCode(answer, 413, 'PAYLOAD_TOO_LARGE', 'PAYLOAD_TOO_LARGE');
     await expectAllGivenBack();
   });
@@ -193,7 +220,7 @@ describe('/trpc bodies under the /v1 bounds', () => {
     // A /v1 body holding most of the budget while it waits for its end.
     const v1 = openRaw(gateway.url, postHead('/v1/chat/completions', { ...bearer(key), 'content-type': 'application/json', 'content-length': String(BODY_LIMIT) }), twoMiB);
     await waitFor(() => gateway.gateway.bodyBytesHeld() >= twoMiB.length, { message: 'the /v1 body to be held' });
-    const trpc = openRaw(gateway.url, postHead(LOGIN, { 'content-type': 'application/json', 'content-length': String(BODY_LIMIT), 'x-csrf-token': 'login' }), twoMiB);
+    const trpc = openRaw(gateway.url, postHead(CHAT, { ...bearer(key), 'content-type': 'application/json', 'content-length': String(BODY_LIMIT) }), twoMiB);
     const refused = await trpc.answer;
     expectTrpcCode(refused, 503, 'SERVICE_UNAVAILABLE', 'SERVICE_UNAVAILABLE');
     expect(refused.headers['retry-after']).toBe('1');
@@ -202,7 +229,7 @@ describe('/trpc bodies under the /v1 bounds', () => {
     await expectAllGivenBack();
 
     // Now /trpc holds it, and /v1 is refused.
-    const held = openRaw(gateway.url, postHead(LOGIN, { 'content-type': 'application/json', 'content-length': String(BODY_LIMIT), 'x-csrf-token': 'login' }), twoMiB);
+    const held = openRaw(gateway.url, postHead(CHAT, { ...bearer(key), 'content-type': 'application/json', 'content-length': String(BODY_LIMIT) }), twoMiB);
     await waitFor(() => gateway.gateway.bodyBytesHeld() >= twoMiB.length, { message: 'the /trpc body to be held' });
     const second = openRaw(gateway.url, postHead('/v1/chat/completions', { ...bearer(key), 'content-type': 'application/json', 'content-length': String(BODY_LIMIT) }), twoMiB);
     const refusedV1 = await second.answer;
@@ -218,7 +245,7 @@ describe('/trpc bodies under the /v1 bounds', () => {
   });
 
   it('gives the budget back and ends the request when the client leaves mid-body', async () => {
-    const request = openRaw(gateway.url, postHead(LOGIN, { 'content-type': 'application/json', 'content-length': String(BODY_LIMIT), 'x-csrf-token': 'login' }), Buffer.alloc(MiB, 0x20));
+    const request = openRaw(gateway.url, postHead(CHAT, { ...bearer(key), 'content-type': 'application/json', 'content-length': String(BODY_LIMIT) }), Buffer.alloc(MiB, 0x20));
     await waitFor(() => gateway.gateway.bodyBytesHeld() >= MiB, { message: 'the body to be held' });
     request.socket.destroy();
     await expectAllGivenBack();
