@@ -12,6 +12,7 @@ import { StaffGrants } from './pages/StaffGrants';
 import { StaffReviews } from './pages/StaffReviews';
 import { Usage } from './pages/Usage';
 import { Videos } from './pages/Videos';
+import { WarningNotice } from './pages/WarningNotice';
 import { ErrorMessage, Status } from './ui';
 
 interface Page {
@@ -116,6 +117,7 @@ export function App() {
         </ul>
       </nav>
       <main id="main" ref={main}>
+        {signedIn.user.role === 'staff' ? null : <WarningNotice />}
         {page.render(signedIn)}
       </main>
     </>

@@ -86,3 +86,20 @@ export function recentUsageOf(db: Executor, accountId: string, limit: number) {
     .limit(limit)
     .execute();
 }
+
+/**
+ * The warnings staff gave an account, newest first: when, the family and rule of the item
+ * warned about, the staff note. Nothing of the request itself (no excerpt, no model).
+ */
+export function warningsOf(db: Executor, accountId: string, limit: number) {
+  return db
+    .selectFrom('usage_review_actions as action')
+    .innerJoin('usage_reviews as review', 'review.id', 'action.review_id')
+    .select(['action.created_at', 'action.note', 'review.family', 'review.rule_id'])
+    .where('action.account_id', '=', accountId)
+    .where('review.account_id', '=', accountId)
+    .where('action.action', '=', 'warn')
+    .orderBy('action.id', 'desc')
+    .limit(limit)
+    .execute();
+}

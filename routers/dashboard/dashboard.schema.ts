@@ -40,3 +40,19 @@ export const usageTotalsSchema = z.object({
 });
 
 export const usageCsvInputSchema = dashboardUsageQuerySchema.omit({ page: true, limit: true });
+
+/** The warnings staff gave the account on its review items (newest first): no request text. */
+export const accountWarningsSchema = z.object({
+  warnings: z.array(
+    z.object({
+      /** When staff gave the warning (ISO 8601). */
+      given_at: z.string(),
+      /** The restricted family of the request warned about. */
+      family: z.string(),
+      /** The usage rule that flagged or rejected it. */
+      rule_id: z.string().nullable(),
+      /** What staff wrote with the warning. */
+      note: z.string().nullable(),
+    }),
+  ),
+});

@@ -10,12 +10,14 @@ import { GatewayError } from '../../server/errors.js';
 import type { Context } from '../../server/context.js';
 import { accountSessionProcedure, ownerSessionProcedure } from '../../server/procedures/index.js';
 import { videoIdInputSchema, videoListQuerySchema, videoListSchema, videoDeleteResultSchema } from '../../server/providers/openai/openai-videos.wire.js';
+import { accountWarnings } from '../../server/restricted/review.service.js';
 import { deleteVideo, listVideos } from '../../server/videos/videos.service.js';
 import { router } from '../../server/trpc.js';
 import { discountResultSchema, usageListSchema } from '../account/account.schema.js';
 import { toDate, toUsageItem } from '../account/usage-item.js';
 import { keyViewSchema } from '../shared/views.schema.js';
 import {
+  accountWarningsSchema,
   allowlistSchema,
   dashboardCreditsSchema,
   dashboardUsageQuerySchema,
@@ -141,4 +143,8 @@ export const dashboardOwnerRouter = router({
   usage: usageRouter,
   discounts: accountSessionProcedure.output(discountResultSchema).query(({ ctx }) => ctx.services.discounts.resultFor(ctx.auth.account.id, new Date())),
   videos: videosRouter,
+  /** The warnings staff gave this account on its restricted-family review items, newest first (the last 50). */
+  warnings: accountSessionProcedure
+    .output(accountWarningsSchema)
+    .query(async ({ ctx }) => ({ warnings: await accountWarnings(ctx.services.db, ctx.auth.account.id) })),
 });

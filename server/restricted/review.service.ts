@@ -15,12 +15,14 @@ import {
   recentUsageOf,
   recordReviewAction,
   reviewHistoryOf,
+  warningsOf,
   type UsageReviewActionRow,
   type UsageReviewRow,
 } from '../../db/queries/usage-reviews.queries.js';
 import type { Database, ReviewAction } from '../../db/schema.js';
 import { microToCredits } from '../billing/money.js';
 import { GatewayError } from '../errors.js';
+import type { Logger } from '../logger.js';
 import { announceAccount, revokeAccessGrant, toGrantView, type GrantView } from './grants.js';
 
 export interface ReviewItemView {
@@ -188,12 +190,13 @@ export async function getReview(db: Kysely<Database>, id: string): Promise<Revie
 
 /**
  * Resolves an item with one action, in one transaction with the action's effect: `dismiss`
- * and `warn` only record; `revoke_grant` revokes the account's grant on the item's family;
+ * only records; `warn` records, and the account's people see it on their dashboard
+ * ({@link accountWarnings}); `revoke_grant` revokes the account's grant on the item's family;
  * `disable_account` disables the account. A resolved item can be acted on again (a warning
  * followed by a revocation): every action is kept, the item shows the last.
  */
 export async function resolveReview(
-  db: Kysely<Database>,
+  { db, log }: { db: Kysely<Database>; log: Logger },
   input: { id: string; action: ReviewAction; note?: string },
   actor: string,
 ): Promise<{ item: ReviewItemView; actions: ReviewActionView[] }> {
@@ -210,5 +213,24 @@ export async function resolveReview(
     return markReviewResolved(trx, row.id, input.action, actor, note, new Date());
   });
   if (input.action === 'revoke_grant' || input.action === 'disable_account') await announceAccount(db, item.account_id);
+  // The item and its account and family: nothing of the request (its excerpt stays in the database).
+  if (input.action === 'warn') log.info('restricted.review_warned', { reviewId: item.id, accountId: item.account_id, family: item.family });
   return { item: toReviewItemView(item), actions: (await listReviewActions(db, item.id)).map(toActionView) };
+}
+
+/** A warning as the warned account's people see it: when, the family and rule, the staff note. */
+export interface AccountWarningView {
+  given_at: string;
+  family: string;
+  rule_id: string | null;
+  note: string | null;
+}
+
+/** At most this many warnings are listed (the newest). */
+const ACCOUNT_WARNINGS_LIMIT = 50;
+
+/** The warnings staff gave an account, newest first (the last {@link ACCOUNT_WARNINGS_LIMIT}). */
+export async function accountWarnings(db: Kysely<Database>, accountId: string): Promise<AccountWarningView[]> {
+  const rows = await warningsOf(db, accountId, ACCOUNT_WARNINGS_LIMIT);
+  return rows.map((row) => ({ given_at: iso(row.created_at), family: row.family, rule_id: row.rule_id, note: row.note }));
 }

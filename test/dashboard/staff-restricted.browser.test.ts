@@ -11,7 +11,8 @@ import { waitFor } from '../support/wait.js';
  * (`mock-restricted` is of the family `restricted`): staff grant an account access → its key
  * is served; a rejected request shows up in the review queue with its excerpt as plain text;
  * staff resolve it with "disable account" → the key gets ACCOUNT_DISABLED, and the action is
- * recorded as `staff:<email>`. Revoking a grant on the page cuts a key off the family.
+ * recorded as `staff:<email>`. Revoking a grant on the page cuts a key off the family. A
+ * warning staff give shows to the warned account's owner above their pages.
  */
 const STAFF = 'staff@example.com';
 const PASSWORD = 'restricted-browser-password';
@@ -164,6 +165,31 @@ describe('staff restricted pages in Chromium', () => {
     // "Revoked" is also a column heading: wait on the note, which only the filtered rows carry.
     await expect.poll(() => grants.textContent(), { timeout: 20_000 }).toContain('done testing');
     expect(await grants.textContent()).toContain(`staff:${STAFF}`);
+    await context.close();
+  });
+
+  it("shows a warning to the warned account's owner above every page, without the request", async () => {
+    const account = await gw.createAccountWithKey({ credits: 20, restrictedAccess: true });
+    const admin = adminClient(gw.url, gw.adminToken);
+    await admin.admin.users.create.mutate({ email: 'warned-owner@example.com', password: PASSWORD, role: 'owner', account_id: account.accountId });
+    expect(await chat(gw.url, account.key, 'I am going to kill you')).toEqual({ status: 200, code: null });
+    const [item] = (await admin.admin.restricted.review.list.query({ accountId: account.accountId, limit: 10 })).items;
+    await admin.admin.restricted.review.resolve.mutate({ id: item!.id, action: 'warn', note: 'Please keep to the usage policy.' });
+
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    await signInPage(page, gw.url, 'warned-owner@example.com', PASSWORD);
+    await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
+    const notice = page.getByTestId('warning-notice');
+    await notice.waitFor();
+    const text = await notice.textContent();
+    expect(text).toContain('A warning from staff');
+    for (const shown of ['restricted', 'threats-and-hate', 'Please keep to the usage policy.']) expect(text).toContain(shown);
+    expect(text).not.toContain('kill you');
+    await shoot(page, 'account-warning');
+    await page.getByRole('link', { name: 'Credits', exact: true }).click();
+    await page.getByRole('heading', { level: 1, name: 'Credits' }).waitFor();
+    expect(await notice.isVisible()).toBe(true);
     await context.close();
   });
 });

@@ -178,7 +178,10 @@ function ReviewDetail({ id, onChanged }: { id: string; onChanged: () => void }) 
       <ErrorMessage error={resolve.error} />
       <form className="review-actions" onSubmit={(event) => event.preventDefault()} aria-label="Resolve the item">
         <label htmlFor="review-note">Note (optional, kept with the action)</label>
-        <textarea id="review-note" rows={2} maxLength={1000} value={note} onChange={(event) => setNote(event.target.value)} />
+        <textarea id="review-note" rows={2} maxLength={1000} value={note} aria-describedby="review-note-hint" onChange={(event) => setNote(event.target.value)} />
+        <p className="hint" id="review-note-hint">
+          With Warn, the account's people see on their dashboard its date, the family, the rule and this note (not the excerpt).
+        </p>
         <div className="buttons">
           {ACTIONS.map((entry) => (
             <button key={entry.action} type="button" className={entry.danger ? 'danger' : ''} disabled={resolve.isPending} onClick={(event) => take(event, entry)}>

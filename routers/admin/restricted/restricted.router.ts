@@ -55,7 +55,7 @@ const reviewRouter = router({
   resolve: adminProcedure
     .input(resolveReviewInputSchema)
     .output(resolveResultSchema)
-    .mutation(({ ctx, input }) => resolveReview(ctx.services.db, input, actorOf(ctx))),
+    .mutation(({ ctx, input }) => resolveReview(ctx.services, input, actorOf(ctx))),
 });
 
 const familiesRouter = router({
