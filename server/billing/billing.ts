@@ -22,7 +22,8 @@ export const BILLING_CHANNEL = 'umg_billing';
 const HEADROOM: HeadroomRule = { minFactor: 1000, multiple: 64, fraction: 16 };
 /** Headroom unused this long goes back to the account. */
 const LEASE_IDLE_MS = 1_000;
-const PRESSURE_RETRIES = 3;
+// 25, 50, … 800 ms: about 1.6 s in all for another instance (a loaded one) to hand its headroom back.
+const PRESSURE_RETRIES = 6;
 const PRESSURE_DELAY_MS = 25;
 /** A flush failing on every tick (the database is away) is logged this often. */
 const FAILURE_LOG_INTERVAL_MS = 10_000;

@@ -113,7 +113,7 @@ describe('fair video jobs', () => {
     await floodAndOne([instance]);
   });
 
-  it('refuses a create past the queued bound with 429 RATE_LIMITED, holding nothing for it, exactly across concurrent creates', async () => {
+  it('refuses a create past the queued bound with 429 RATE_LIMITED, holding nothing for it, exactly across concurrent creates', { timeout: 240_000 }, async () => {
     // Generations that take an hour: the videos stay unfinished.
     const instance = await startTestGateway({ catalog: videoCatalog(), env: { ...FAST_VIDEO_ENV, MOCK_VIDEO_DELAY_MS: '3600000', VIDEO_MAX_QUEUED_PER_ACCOUNT: '3' } });
     cleanups.push(() => instance.close());
