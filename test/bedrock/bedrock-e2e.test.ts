@@ -30,7 +30,8 @@ const ENV: Record<string, string> = {
 };
 const CLAUDE_ON_BEDROCK = 'anthropic.claude-sonnet-4-5-20250929-v1:0';
 const PRICING = { input: 3, output: 15, cachedInput: 0.3 };
-const CACHE = { read: 30, write: 10 };
+// 27 cache reads at 0.3 leave a fraction of a micro-credit (8.1): the hand-computed cost below checks the round-up.
+const CACHE = { read: 27, write: 10 };
 const TOOL_ARGUMENTS = { city: 'Paris' };
 const PROMPT = 'hello from the bedrock suite';
 const ENDPOINTS: ModelEntry['endpoints'] = ['/v1/chat/completions', '/v1/messages', '/v1/messages/count_tokens', '/v1/responses'];
@@ -180,6 +181,11 @@ describe('chat completions on Bedrock (openai SDK)', () => {
     expect(result.usage).toMatchObject({ prompt_tokens: uncached + CACHE.read + CACHE.write, completion_tokens: output });
     expect(result.usage?.prompt_tokens_details?.cached_tokens).toBe(CACHE.read);
     await expectBilledExactly(openaiAnswers.lastRequestId(), { provider: 'bedrock-east', inputTokens: uncached + CACHE.read + CACHE.write, outputTokens: output, cachedInputTokens: CACHE.read });
+    // By hand, per million tokens: 11 uncached ('You are terse.' + PROMPT = 42 characters) and 10 cache writes at 3,
+    // 27 cache reads at 0.3, 9 output ('Echo: ' + PROMPT = 34 characters) at 15:
+    // 21 × 3 + 27 × 0.3 + 9 × 15 = 63 + 8.1 + 135 = 206.1 µc, rounded up once (server/billing/money.ts) → 207.
+    expect({ uncached, output }).toEqual({ uncached: 11, output: 9 });
+    expect(Number((await usageRowOf(gateway, openaiAnswers.lastRequestId())).cost)).toBe(207);
   });
 
   it('streams a tool call out of eventstream frames, with the usage chunk', async () => {

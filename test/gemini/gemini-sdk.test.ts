@@ -206,6 +206,10 @@ describe('chat completions on the Gemini API', () => {
     expect(usage.prompt_tokens_details?.cached_tokens).toBe(CACHED_TOKENS);
     expect(usage.completion_tokens).toBe(Math.ceil('Echo: What is two plus two?'.length / 4));
     await expectBilled(openaiAnswers, { input: usage.prompt_tokens, output: usage.completion_tokens, cached: CACHED_TOKENS });
+    // By hand, per million tokens: 10 prompt tokens (38 characters) of which 2 cached, 7 output (27 characters):
+    // 8 × 1.25 + 2 × 0.3125 + 7 × 10 = 10 + 0.625 + 70 = 80.625 µc, rounded up once (server/billing/money.ts) → 81.
+    expect({ prompt: usage.prompt_tokens, output: usage.completion_tokens }).toEqual({ prompt: 10, output: 7 });
+    expect(Number((await usageRowOf(gateway, openaiAnswers.lastRequestId())).cost)).toBe(81);
   });
 
   it('streams from streamGenerateContent?alt=sse, with the usage chunk and the same bill', async () => {
