@@ -36,7 +36,8 @@ const ENV = { UMG_AZURE_KEY: AZURE_KEY, UMG_AZURE_TOKEN: ENTRA_TOKEN, UMG_OPENAI
 const SECRETS = [AZURE_KEY, ENTRA_TOKEN, OPENAI_KEY, ANTHROPIC_KEY];
 
 const API_VERSION = '2025-04-01-preview';
-const PRICING = { input: 1, output: 2 };
+// A fractional input price, so that a hand-computed cost checks the gateway's round-up.
+const PRICING = { input: 1.25, output: 2 };
 const CHAT_ENDPOINTS: ModelEntry['endpoints'] = ['/v1/chat/completions', '/v1/messages', '/v1/responses'];
 const PROMPT = 'Say hello from Azure';
 
@@ -130,6 +131,10 @@ describe('chat completions on an Azure deployment (resource endpoint, api-key)',
     expect(sent!.headers['api-key']).toBe(AZURE_KEY);
     expect(sent!.headers.authorization).toBeUndefined();
     await expectBilled(lastRequestId(), { model: 'azure-gpt', provider: 'azure-east', inputTokens: result.usage!.prompt_tokens, outputTokens: result.usage!.completion_tokens });
+    // By hand, per million tokens: 5 input (PROMPT, 20 characters) at 1.25, 7 output ('Echo: ' + PROMPT, 26 characters) at 2:
+    // 5 × 1.25 + 7 × 2 = 6.25 + 14 = 20.25 µc, rounded up once (server/billing/money.ts) → 21.
+    expect({ input: result.usage!.prompt_tokens, output: result.usage!.completion_tokens }).toEqual({ input: 5, output: 7 });
+    expect(Number((await usageRowOf(gateway, lastRequestId())).cost)).toBe(21);
   });
 
   it('streams, skipping nothing of the text, with usage billed exactly', async () => {

@@ -30,7 +30,8 @@ const ENV: Record<string, string> = {
 };
 const CLAUDE_ON_BEDROCK = 'anthropic.claude-sonnet-4-5-20250929-v1:0';
 const PRICING = { input: 3, output: 15, cachedInput: 0.3 };
-const CACHE = { read: 30, write: 10 };
+// 27 cache reads at 0.3 leave a fraction of a micro-credit (8.1): the hand-computed cost below checks the round-up.
+const CACHE = { read: 27, write: 10 };
 const TOOL_ARGUMENTS = { city: 'Paris' };
 const PROMPT = 'hello from the bedrock suite';
 const ENDPOINTS: ModelEntry['endpoints'] = ['/v1/chat/completions', '/v1/messages', '/v1/messages/count_tokens', '/v1/responses'];
@@ -77,6 +78,8 @@ function catalog(bedrockUrl: string, leakyUrl: string, openaiUrl: string): Catal
       failoverModel('claude-bedrock-failover-chat'),
       failoverModel('claude-bedrock-failover-messages'),
       failoverModel('claude-bedrock-failover-stream'),
+      // The other way round: an OpenAI-format primary, Bedrock its backup.
+      { ...model('openai-to-bedrock', 'openai-up'), upstreamModel: 'gpt-4o-mini', deployments: [{ provider: 'bedrock-east', upstreamModel: CLAUDE_ON_BEDROCK, priority: 1, weight: 1 }] },
     ],
   };
 }
@@ -178,6 +181,11 @@ describe('chat completions on Bedrock (openai SDK)', () => {
     expect(result.usage).toMatchObject({ prompt_tokens: uncached + CACHE.read + CACHE.write, completion_tokens: output });
     expect(result.usage?.prompt_tokens_details?.cached_tokens).toBe(CACHE.read);
     await expectBilledExactly(openaiAnswers.lastRequestId(), { provider: 'bedrock-east', inputTokens: uncached + CACHE.read + CACHE.write, outputTokens: output, cachedInputTokens: CACHE.read });
+    // By hand, per million tokens: 11 uncached ('You are terse.' + PROMPT = 42 characters) and 10 cache writes at 3,
+    // 27 cache reads at 0.3, 9 output ('Echo: ' + PROMPT = 34 characters) at 15:
+    // 21 × 3 + 27 × 0.3 + 9 × 15 = 63 + 8.1 + 135 = 206.1 µc, rounded up once (server/billing/money.ts) → 207.
+    expect({ uncached, output }).toEqual({ uncached: 11, output: 9 });
+    expect(Number((await usageRowOf(gateway, openaiAnswers.lastRequestId())).cost)).toBe(207);
   });
 
   it('streams a tool call out of eventstream frames, with the usage chunk', async () => {
@@ -401,6 +409,28 @@ describe('failover from Bedrock to another kind', () => {
     const final = await anthropic.messages.stream({ model: 'claude-bedrock-failover-stream', max_tokens: 64, messages: [{ role: 'user', content: PROMPT }] }).finalMessage();
     expect(final.content).toEqual([{ type: 'text', text: `Echo: ${PROMPT}` }]);
     expect((await usageRowOf(gateway, anthropicAnswers.lastRequestId())).provider).toBe('openai-up');
+  });
+});
+
+describe('failover from another kind to Bedrock', () => {
+  it('serves from the Bedrock deployment when the OpenAI primary keeps answering 503 (after its retries), billed as Bedrock', async () => {
+    const openaiBefore = openaiUpstream.requests.length;
+    const unavailable = { kind: 'status', status: 503 } as const;
+    openaiUpstream.script(...Array.from({ length: 1 + FAST_UPSTREAM.maxRetries }, () => unavailable));
+    const { result, requests } = await bedrockRequestsDuring(() => openai.chat.completions.create({ model: 'openai-to-bedrock', messages: [{ role: 'user', content: PROMPT }] }));
+    expect(result.choices[0]!.message.content).toBe(`Echo: ${PROMPT}`);
+    expect(openaiUpstream.requests.length - openaiBefore).toBe(1 + FAST_UPSTREAM.maxRetries);
+    expect(openaiUpstream.pendingSteps).toBe(0);
+    // Bedrock answered: one signed Converse call, and its cache reads (the OpenAI fake reports none).
+    expect(requests.map((request) => request.path)).toEqual(['/model/anthropic.claude-sonnet-4-5-20250929-v1%3A0/converse']);
+    expect(requests[0]!.headers.authorization).toMatch(/^AWS4-HMAC-SHA256 Credential=AKIAFAKEBEDROCK00001\//);
+    expect(result.usage?.prompt_tokens_details?.cached_tokens).toBe(CACHE.read);
+    await expectBilledExactly(openaiAnswers.lastRequestId(), {
+      provider: 'bedrock-east',
+      inputTokens: uncachedInputOf(requests[0]!) + CACHE.read + CACHE.write,
+      outputTokens: Math.ceil(`Echo: ${PROMPT}`.length / 4),
+      cachedInputTokens: CACHE.read,
+    });
   });
 });
 

@@ -86,6 +86,16 @@ function catalogOf(gemini: GeminiUpstream, openai: UpstreamServer, leaky: Gemini
         pricing: PRICING,
         deployments: [{ provider: 'openai-backup', upstreamModel: 'gpt-4o-mini', priority: 1, weight: 1 }],
       },
+      // The other way round: an OpenAI-format primary, the Gemini API its backup.
+      {
+        id: 'openai-to-gemini',
+        ownedBy: 'google',
+        provider: 'openai-backup',
+        upstreamModel: 'gpt-4o-mini',
+        endpoints: ['/v1/chat/completions'],
+        pricing: PRICING,
+        deployments: [{ provider: 'google', upstreamModel: 'gemini-2.5-flash', priority: 1, weight: 1 }],
+      },
       { id: 'gemini-vertex', ownedBy: 'google', provider: 'vertex', upstreamModel: 'gemini-2.5-pro', endpoints: [...chatEndpoints], pricing: PRICING },
       { id: 'gemini-vertex-short', ownedBy: 'google', provider: 'vertex-short', upstreamModel: 'gemini-2.5-pro', endpoints: ['/v1/chat/completions'], pricing: PRICING },
       {
@@ -196,6 +206,10 @@ describe('chat completions on the Gemini API', () => {
     expect(usage.prompt_tokens_details?.cached_tokens).toBe(CACHED_TOKENS);
     expect(usage.completion_tokens).toBe(Math.ceil('Echo: What is two plus two?'.length / 4));
     await expectBilled(openaiAnswers, { input: usage.prompt_tokens, output: usage.completion_tokens, cached: CACHED_TOKENS });
+    // By hand, per million tokens: 10 prompt tokens (38 characters) of which 2 cached, 7 output (27 characters):
+    // 8 × 1.25 + 2 × 0.3125 + 7 × 10 = 10 + 0.625 + 70 = 80.625 µc, rounded up once (server/billing/money.ts) → 81.
+    expect({ prompt: usage.prompt_tokens, output: usage.completion_tokens }).toEqual({ prompt: 10, output: 7 });
+    expect(Number((await usageRowOf(gateway, openaiAnswers.lastRequestId())).cost)).toBe(81);
   });
 
   it('streams from streamGenerateContent?alt=sse, with the usage chunk and the same bill', async () => {
@@ -308,6 +322,21 @@ describe('failover and errors', () => {
     );
     expect(result.content).toEqual([expect.objectContaining({ type: 'text', text: 'Echo: Still there?' })]);
     expect(requests).toHaveLength(1);
+  });
+
+  it('serves from the Gemini deployment when the OpenAI-format primary keeps answering 429 (after its retries), billed as Gemini', async () => {
+    const openaiBefore = openaiUpstream.requests.length;
+    const limited = { kind: 'status', status: 429 } as const;
+    openaiUpstream.script(...Array.from({ length: 1 + FAST_UPSTREAM.maxRetries }, () => limited));
+    const { result, requests } = await during(gemini, () => openai.chat.completions.create({ model: 'openai-to-gemini', messages: [{ role: 'user', content: 'Who answers?' }] }));
+    expect(result.choices[0]!.message.content).toBe('Echo: Who answers?');
+    expect(openaiUpstream.requests.length - openaiBefore).toBe(1 + FAST_UPSTREAM.maxRetries);
+    expect(openaiUpstream.pendingSteps).toBe(0);
+    // Gemini answered: one generateContent call with the key, and its cached tokens (the OpenAI fake reports none).
+    expect(requests.map((request) => request.path)).toEqual(['/v1beta/models/gemini-2.5-flash:generateContent']);
+    expect(requests[0]!.headers['x-goog-api-key']).toBe(GEMINI_KEY);
+    expect(result.usage?.prompt_tokens_details?.cached_tokens).toBe(CACHED_TOKENS);
+    await expectBilled(openaiAnswers, { input: result.usage!.prompt_tokens, output: result.usage!.completion_tokens, cached: CACHED_TOKENS }, 'google');
   });
 
   it('relays a 400 INVALID_ARGUMENT as a 400 without falling over', async () => {
