@@ -1,6 +1,8 @@
 import { z } from 'zod';
+import { isWholeMicroCredits, MAX_CREDITS } from '../../server/billing/money.js';
 
-const credits = z.number().finite();
+/** An amount of credits the ledger holds exactly: whole micro-credits, within a safe integer (else a 400, not a RangeError's 500). */
+const credits = z.number().min(-MAX_CREDITS).max(MAX_CREDITS).refine(isWholeMicroCredits, 'at most 6 decimals');
 const accountId = z.string().min(1);
 
 export const createAccountInputSchema = z.object({

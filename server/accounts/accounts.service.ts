@@ -205,6 +205,8 @@ export async function adjustCredits(
     if (next < 0 || (delta < 0 && available + delta < 0)) {
       throw new GatewayError('INVALID_REQUEST', 'The adjustment would make the balance negative.', { param: 'amount' });
     }
+    // Past a safe integer of micro-credits the balance could no longer be counted exactly.
+    if (!Number.isSafeInteger(next)) throw new GatewayError('INVALID_REQUEST', 'The adjustment would take the balance past the largest amount.', { param: 'amount' });
     const updated = await addToAccountBalance(trx, id, column, delta);
     await insertLedgerEntry(trx, {
       account_id: id,

@@ -11,6 +11,19 @@ export const MICRO_PER_CREDIT = 1_000_000;
  */
 const FLOAT_NOISE = 64 * Number.EPSILON;
 
+/** The most credits, either way, that {@link creditsToMicro} takes: its micro-credits stay a safe integer. */
+export const MAX_CREDITS = Math.floor(Number.MAX_SAFE_INTEGER / MICRO_PER_CREDIT);
+
+/** True when {@link creditsToMicro} takes `credits`: at most 6 decimals, within ±{@link MAX_CREDITS}. */
+export function isWholeMicroCredits(credits: number): boolean {
+  try {
+    creditsToMicro(credits);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Decimal credits → integer micro-credits; refuses amounts finer than one micro-credit. */
 export function creditsToMicro(credits: number): number {
   const scaled = credits * MICRO_PER_CREDIT;

@@ -6,105 +6,50 @@
  * for). The fields come from the input schemas of the procedures the route table names,
  * so a numeric field added to a schema is fuzzed without touching this file.
  * Every route also gets the numeric fields of the *other* formats, which it
- * does not define (`n: 3.5` on /v1/messages was a 500).
+ * does not define (`n: 3.5` on /v1/messages was a 500). The numeric query
+ * parameters of the GET routes get the same values as text.
+ *
+ * A coverage test holds every row of the route table (compat/routes.ts) to a
+ * fuzz: its JSON body here, its multipart form in
+ * numeric-fuzz-multipart.test.ts, its query here, or a listed reason why it
+ * takes no number; the admin and dashboard procedures, which no route serves,
+ * are fuzzed over /trpc in numeric-fuzz-trpc.test.ts.
  *
  * Deterministic: the same values in the same order, through the real server on
  * the demo catalog's mock models.
  */
-import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROUTES } from '../../compat/routes.js';
-import { appRouter } from '../../routers/_app.js';
 import { startUpstreamWorld, type UpstreamWorld } from '../support/e2e.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
-import { bearer, getJson, postJson, type Answer, type Json } from '../support/http.js';
+import { bearer, getJson, postJson, type Json } from '../support/http.js';
+import {
+  describeValue,
+  inputJsonSchema,
+  JSON_BASELINES as BASELINES,
+  MULTIPART_BASELINES,
+  NOT_FUZZED,
+  numericPaths,
+  PROCEDURES,
+  problemOf,
+  QUERY_ROUTES,
+  routeName,
+  routeNumericPaths,
+  routeOf,
+  TEXT_VALUES,
+  VALUES,
+  withValue,
+} from './numeric-fuzz.js';
 
 const HELLO = [{ role: 'user', content: 'hi' }];
-
-/** A valid body per JSON route, answered 2xx as it is. */
-const BASELINES: Record<string, Json> = {
-  'POST /v1/chat/completions': { model: 'mock-chat', max_tokens: 8, messages: HELLO },
-  'POST /v1/messages': { model: 'mock-chat', max_tokens: 8, messages: HELLO },
-  'POST /v1/messages/count_tokens': { model: 'mock-chat', messages: HELLO },
-  'POST /v1/responses': { model: 'mock-chat', max_output_tokens: 16, input: 'hi' },
-  'POST /v1/responses/compact': { model: 'mock-chat', input: 'hi' },
-  'POST /v1/images/generations': { model: 'mock-image', prompt: 'a lighthouse', size: '256x256' },
-  'POST /v1/audio/speech': { model: 'tts-1', input: 'hi', voice: 'alloy' },
-  'POST /v1/videos': { model: 'mock-video', prompt: 'a lighthouse', size: '640x360' },
-  'POST /v1/embeddings': { model: 'mock-embedding-small', input: 'hi' },
-  'POST /v1/moderations': { model: 'text-moderation-latest', input: 'hi' },
-};
 
 /** Numeric fields of the formats that the schemas above do not list (the gateway passes or drops them). */
 const UNMODELLED_NUMERIC_PATHS = [['top_logprobs'], ['max_tool_calls'], ['thinking', 'budget_tokens'], ['n']];
 
-const VALUES: unknown[] = [3.5, -1, 0, 1e308, -1e308, 2 ** 53 + 1, '7', 'seven', true, null, [], [1], {}];
 /** For the fields a route does not define: what broke before, fewer values to keep the run short. */
 const FOREIGN_VALUES: unknown[] = [3.5, -1, 1e308, 'seven'];
 
-type JsonSchema = Record<string, unknown>;
-
-/** Paths (property names, `[]` for an array item) of every number or integer in a JSON schema. */
-function numericPaths(schema: JsonSchema, root: JsonSchema, prefix: string[] = [], found: string[][] = [], visiting = new Set<JsonSchema>()): string[][] {
-  if (typeof schema !== 'object' || schema === null || prefix.length > 4) return found;
-  if (typeof schema.$ref === 'string') {
-    const target = (root.$defs as Record<string, JsonSchema> | undefined)?.[schema.$ref.split('/').pop()!];
-    if (target && !visiting.has(target)) {
-      visiting.add(target);
-      numericPaths(target, root, prefix, found, visiting);
-      visiting.delete(target);
-    }
-    return found;
-  }
-  const types = ([] as unknown[]).concat(schema.type);
-  if ((types.includes('number') || types.includes('integer')) && !found.some((path) => path.join('.') === prefix.join('.'))) found.push(prefix);
-  for (const key of ['anyOf', 'oneOf', 'allOf']) for (const part of (schema[key] as JsonSchema[] | undefined) ?? []) numericPaths(part, root, prefix, found, visiting);
-  for (const [name, property] of Object.entries((schema.properties as Record<string, JsonSchema> | undefined) ?? {})) numericPaths(property, root, [...prefix, name], found, visiting);
-  if (schema.items && typeof schema.items === 'object') numericPaths(schema.items as JsonSchema, root, [...prefix, '[]'], found, visiting);
-  return found;
-}
-
-/** The baseline with `value` at `path`: objects on the way are kept and extended, `[]` wraps in an array. */
-function withValue(base: unknown, path: string[], value: unknown): unknown {
-  if (path.length === 0) return value;
-  const [head, ...rest] = path;
-  if (head === '[]') return [withValue(undefined, rest, value)];
-  const object = typeof base === 'object' && base !== null && !Array.isArray(base) ? (base as Json) : {};
-  const extended = head === 'thinking' ? { type: 'enabled', ...((object[head] as Json | undefined) ?? {}) } : object[head!];
-  return { ...object, [head!]: withValue(extended, rest, value) };
-}
-
-function describeValue(value: unknown): string {
-  return typeof value === 'number' && !Number.isSafeInteger(value) ? String(value) : JSON.stringify(value);
-}
-
-/** Why an answer is not acceptable (a 5xx, or a 4xx outside the route's error shape), or undefined. */
-function problemOf(answer: Answer, anthropicFamily: boolean): string | undefined {
-  if (answer.status >= 500) return `${answer.status} ${answer.text.slice(0, 300)}`;
-  if (answer.status < 400) return undefined;
-  const error = answer.body.error as Json | undefined;
-  if (typeof error?.message !== 'string' || typeof error.type !== 'string') return `${answer.status} not in the error shape: ${answer.text.slice(0, 300)}`;
-  if (anthropicFamily && answer.body.type !== 'error') return `${answer.status} not in Anthropic's shape: ${answer.text.slice(0, 300)}`;
-  if (!anthropicFamily && typeof error.code !== 'string') return `${answer.status} without an OpenAI error code: ${answer.text.slice(0, 300)}`;
-  return undefined;
-}
-
-const PROCEDURES = (appRouter._def as unknown as { procedures: Record<string, { _def: { inputs: z.ZodType[] } }> }).procedures;
-
-/** The input schema of the procedure behind `METHOD /path`, as the route table says. */
-function inputSchemaOf(route: string): z.ZodType {
-  const [method, path] = route.split(' ');
-  const row = ROUTES.find((entry) => entry.method === method && entry.path === path);
-  if (!row) throw new Error(`no route ${route} in the route table`);
-  return PROCEDURES[row.procedure]!._def.inputs[0]!;
-}
-
-const ROUTE_PATHS = new Map(
-  Object.keys(BASELINES).map((route) => {
-    const schema = z.toJSONSchema(inputSchemaOf(route), { unrepresentable: 'any', io: 'input' }) as JsonSchema;
-    return [route, numericPaths(schema, schema)] as const;
-  }),
-);
+const ROUTE_PATHS = new Map(Object.keys(BASELINES).map((route) => [route, routeNumericPaths(route)] as const));
 
 /** Sends `base` with each value at each numeric field of the route, then each foreign value at the other formats' fields; returns what went wrong. */
 async function fuzzRoute(baseUrl: string, key: string, route: string, base: Json, values: unknown[], foreignValues: unknown[]): Promise<string[]> {
@@ -126,6 +71,36 @@ async function fuzzRoute(baseUrl: string, key: string, route: string, base: Json
   }
   return problems;
 }
+
+describe('the fuzz reaches every row of the route table', () => {
+  it('each row is fuzzed by its body (JSON, multipart) or its query, or is listed as not fuzzed with the reason', () => {
+    const tables = { json: BASELINES, multipart: MULTIPART_BASELINES, query: QUERY_ROUTES, 'not fuzzed': NOT_FUZZED };
+    const covered = (name: string) => Object.entries(tables).flatMap(([table, rows]) => (name in rows ? [table] : []));
+    const expected = (name: string, body: string): string[] => {
+      if (body === 'json') return ['json'];
+      if (body === 'multipart') return ['multipart'];
+      if (body === 'multipart-or-json') return ['json', 'multipart'];
+      // No body: a route whose procedure takes a number has its query fuzzed; any other may be, or is listed with the reason.
+      return routeNumericPaths(name).length > 0 || name in QUERY_ROUTES ? ['query'] : ['not fuzzed'];
+    };
+    const names = ROUTES.map(routeName);
+    expect(Object.fromEntries(names.map((name) => [name, covered(name)]))).toEqual(Object.fromEntries(ROUTES.map((route) => [routeName(route), expected(routeName(route), route.body)])));
+    // No table names a route that is gone.
+    for (const rows of Object.values(tables)) expect(Object.keys(rows).filter((name) => !names.includes(name))).toEqual([]);
+  });
+
+  it('a route left out takes no number', () => {
+    for (const name of Object.keys(NOT_FUZZED)) expect(routeNumericPaths(name), name).toEqual([]);
+    expect(Object.values(NOT_FUZZED).every((reason) => reason.length > 0)).toBe(true);
+  });
+
+  it('every procedure is behind a route of the table or fuzzed over /trpc (admin.*, dashboard.*: numeric-fuzz-trpc.test.ts)', () => {
+    const routed = new Set(ROUTES.map((route) => route.procedure));
+    expect(Object.keys(PROCEDURES).filter((name) => !routed.has(name) && !/^(admin|dashboard)\./.test(name))).toEqual([]);
+    // The multipart rows' procedures have numeric fields to fuzz (numeric-fuzz-multipart.test.ts): none hidden by a schema change.
+    for (const name of Object.keys(MULTIPART_BASELINES)) expect(numericPaths(inputJsonSchema(routeOf(name).procedure)).length, name).toBeGreaterThan(0);
+  });
+});
 
 describe('numeric fields of every /v1 JSON route: 2xx or a 4xx in the route shape, never a 5xx', () => {
   let gateway: TestGateway;
@@ -164,23 +139,22 @@ describe('numeric fields of every /v1 JSON route: 2xx or a 4xx in the route shap
     });
   }
 
-  it('GET routes: numeric query parameters', async () => {
-    const problems: string[] = [];
-    const values = ['3.5', '-1', '0', '1e308', '9007199254740993', 'seven', 'true', '', '[]'];
-    for (const [path, names] of [
-      ['/v1/usage', ['page', 'limit', 'from', 'to']],
-      ['/v1/videos', ['limit']],
-    ] as const) {
+  for (const [route, { path, extra, base }] of Object.entries(QUERY_ROUTES)) {
+    it(`${route}: numeric query parameters`, async () => {
+      const names = [...new Set([...routeNumericPaths(route).map((fieldPath) => fieldPath.join('.')), ...extra])];
+      expect(names.length).toBeGreaterThan(0);
+      const problems: string[] = [];
       for (const name of names) {
-        for (const value of values) {
-          const answer = await getJson(`${gateway.url}${path}?${name}=${encodeURIComponent(value)}`, bearer(key));
+        for (const value of TEXT_VALUES) {
+          const query = new URLSearchParams({ ...base, [name]: value });
+          const answer = await getJson(`${gateway.url}${path}?${query}`, bearer(key));
           const problem = problemOf(answer, false);
-          if (problem) problems.push(`${path}?${name}=${value}: ${problem}`);
+          if (problem) problems.push(`${route} ?${name}=${value}: ${problem}`);
         }
       }
-    }
-    expect(problems).toEqual([]);
-  });
+      expect(problems).toEqual([]);
+    });
+  }
 
   it('n: 3.5 on /v1/messages, a field messages does not define, is no choice count: served once and billed as one', async () => {
     const answer = await postJson(`${gateway.url}/v1/messages`, { model: 'mock-chat', max_tokens: 15, n: 3.5, messages: HELLO }, bearer(key));
