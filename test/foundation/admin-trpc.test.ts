@@ -264,6 +264,31 @@ describe('keys', () => {
   });
 });
 
+describe('billing', () => {
+  it('checks the ledger and shows its amounts in credits, as `billing:check-ledger` prints them', async () => {
+    const account = await createAccount({ credits: 3, vault_credits: 0.000005 });
+    const check = dataOf<{ ok: boolean; accounts: Array<Record<string, unknown>> }>(await query('admin.billing.checkLedger', { account_id: account.id }));
+    expect(check).toEqual({
+      ok: true,
+      accounts: [
+        {
+          account_id: account.id,
+          current_credits: 3,
+          vault_credits: 0.000005,
+          held: 0,
+          ledger_current: 3,
+          ledger_vault: 0.000005,
+          holds_total: 0,
+          usage_cost: 0,
+          ledger_charges: 0,
+          ledger_uncharged: 0,
+          ok: true,
+        },
+      ],
+    });
+  });
+});
+
 describe('without the admin token', () => {
   const procedures: Array<{ kind: 'query' | 'mutation'; path: string; input: unknown }> = [
     { kind: 'mutation', path: 'admin.accounts.create', input: { name: 'intruder' } },
