@@ -350,6 +350,8 @@ describe('HTTP status of /trpc answers', () => {
     const answer = await getJson(`${gateway.url}/trpc/admin.nothing.here`);
     expect(answer.status, answer.text).toBe(404);
     expect(answer.headers.get('x-request-id')).toBeTruthy();
+    // The error shape the README documents; tRPC's own refusal has no gateway code.
+    expect(answer.body.error).toMatchObject({ code: -32004, data: { code: 'NOT_FOUND', httpStatus: 404, gatewayCode: null } });
     const posted = await postJson(`${gateway.url}/trpc/admin.accounts.list`, {}, { authorization: `Bearer ${gateway.adminToken}` });
     expect(posted.status).toBeGreaterThanOrEqual(400);
     expect(posted.status).toBeLessThan(500);
