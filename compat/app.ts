@@ -313,6 +313,9 @@ export function createApp(services: Services, state: AppState = { inFlight: 0, d
     const known = ROUTES.filter((route) => routeMatches(route.path, ctx.path));
     if (known.length > 0) {
       ctx.set('allow', [...new Set(known.map((route) => route.method))].join(', '));
+      // Koa's router matched no route (it matches the method too): label the 405 with the path's template, not `unmatched`.
+      const observation = ctx.state.observation as RequestObservation | undefined;
+      if (observation) observation.route = known[0]!.path;
       throw new GatewayError('METHOD_NOT_ALLOWED', `${ctx.method} is not allowed on ${ctx.path}.`);
     }
     throw new GatewayError('NOT_FOUND', `No route ${ctx.method} ${ctx.path}.`);

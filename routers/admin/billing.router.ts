@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { checkLedger } from '../../server/billing/ledger-check.js';
+import { checkLedger, ledgerCheckInCredits } from '../../server/billing/ledger-check.js';
 import { adminProcedure } from '../../server/procedures/index.js';
 import { router } from '../../server/trpc.js';
 
@@ -11,10 +11,10 @@ const poolSchema = z.object({
 });
 
 export const billingRouter = router({
-  /** Checks that every account's ledger, usage rows and holds agree with its balances. */
+  /** Checks that every account's ledger, usage rows and holds agree with its balances; amounts in credits. */
   checkLedger: adminProcedure
     .input(z.object({ account_id: z.string().optional() }))
-    .query(({ ctx, input }) => checkLedger(ctx.services.db, input.account_id)),
+    .query(async ({ ctx, input }) => ledgerCheckInCredits(await checkLedger(ctx.services.db, input.account_id))),
 
   /** Flushes this instance's pending usage rows and charges now (tests, maintenance). */
   flush: adminProcedure.mutation(async ({ ctx }) => {

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { readLedgerSums, type LedgerSums } from '../../db/queries/ledger.queries.js';
+import { microToCredits } from './money.js';
 
 export interface LedgerCheckRow extends LedgerSums {
   ok: boolean;
@@ -27,4 +28,20 @@ export async function checkLedger(db: Kysely<Database>, accountId?: string): Pro
     return { ...numbers, ok };
   });
   return { ok: accounts.every((account) => account.ok), accounts };
+}
+
+/**
+ * The check as the operator reads it (`admin.billing.checkLedger`, the CLI's
+ * `billing:check-ledger`): every amount in credits with at most 6 decimals,
+ * like every other JSON answer. The comparisons were made in micro-credits.
+ */
+export function ledgerCheckInCredits(check: { ok: boolean; accounts: LedgerCheckRow[] }): { ok: boolean; accounts: LedgerCheckRow[] } {
+  return {
+    ok: check.ok,
+    accounts: check.accounts.map(({ account_id, ok, ...amounts }) => ({
+      account_id,
+      ...(Object.fromEntries(Object.entries(amounts).map(([name, micro]) => [name, microToCredits(micro)])) as Omit<LedgerSums, 'account_id'>),
+      ok,
+    })),
+  };
 }

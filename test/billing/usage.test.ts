@@ -20,6 +20,7 @@ import {
   chatBody,
   errorCodeOf,
   expectLedgerOk,
+  mockModel,
   postChat,
   trpcMutation,
 } from './billing-support.js';
@@ -53,11 +54,13 @@ let keyX: string;
 let accountX: string;
 let keyY: string;
 const issuedY: string[] = [];
+/** A flat price below 0.0001 credits: JavaScript writes it as a decimal, Python would print `6.8e-05`. */
+const TINY_MODEL = 'mock-tiny';
 /** 2026-01-05T10:00:00Z: the first account's rows are moved to one minute apart from here. */
 const BASE = Date.UTC(2026, 0, 5, 10, 0, 0);
 
 beforeAll(async () => {
-  gateway = await startTestGateway({ env: UNLIMITED_PRO_ENV, catalog: billingCatalog() });
+  gateway = await startTestGateway({ env: UNLIMITED_PRO_ENV, catalog: billingCatalog({ models: [mockModel(TINY_MODEL, { input: 0, output: 0, request: 0.000068 })] }) });
   ({ key: keyX, accountId: accountX } = await gateway.createAccountWithKey({ credits: 10 }));
   ({ key: keyY } = await gateway.createAccountWithKey({ credits: 10 }));
   // A discount on the token-priced model for part of the rows, so recomputing needs the percentage too.
@@ -185,6 +188,18 @@ describe('GET /v1/usage', () => {
     expect(both.data.map((item) => item.id)).toEqual(newestFirst(issued.slice(0, 5).filter((_, index) => issuedModels[index] === FLAT_MODEL)));
     // The other account is untouched by the filter.
     expect((await listUsage(keyY, { from: unix(0), to: unix(10) })).pagination.total).toBe(0);
+  });
+
+  it('writes cost as a plain decimal, never in scientific notation', async () => {
+    const { key } = await gateway.createAccountWithKey({ credits: 1 });
+    expect((await postChat(gateway, key, chatBody(TINY_MODEL))).status).toBe(200);
+    await flushAll(gateway);
+    const answer = await getJson(`${gateway.url}/v1/usage`, bearer(key));
+    expect(answer.status, answer.text).toBe(200);
+    expect(answer.text).toMatch(/"cost":0\.000068[,}]/);
+    // No JSON number of the answer (cost, price, tokens) has an exponent.
+    expect(answer.text).not.toMatch(/:-?\d+(\.\d+)?[eE]/);
+    expect(answer.text).toMatch(/"request":0\.000068[,}]/);
   });
 
   it('refuses a malformed query with 400 INVALID_REQUEST', async () => {

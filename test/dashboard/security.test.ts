@@ -147,6 +147,15 @@ describe('dashboard security', () => {
     expect(codes[5]).toBe('RATE_LIMITED');
     // Even the right password waits for the window.
     expect(await gatewayCodeOf(signIn(gw.url, 'ratelimited@example.com', password))).toBe('RATE_LIMITED');
+    // The refusal says how long to wait, as on /v1.
+    const refused = await fetch(`${gw.url}/trpc/dashboard.auth.login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-csrf-token': 'login' },
+      body: JSON.stringify({ email: 'ratelimited@example.com', password }),
+    });
+    expect(refused.status).toBe(429);
+    expect(((await refused.json()) as { error: { data: { gatewayCode: string } } }).error.data.gatewayCode).toBe('RATE_LIMITED');
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
   });
 
   it('never logs or returns a password or the session token', async () => {

@@ -264,6 +264,31 @@ describe('keys', () => {
   });
 });
 
+describe('billing', () => {
+  it('checks the ledger and shows its amounts in credits, as `billing:check-ledger` prints them', async () => {
+    const account = await createAccount({ credits: 3, vault_credits: 0.000005 });
+    const check = dataOf<{ ok: boolean; accounts: Array<Record<string, unknown>> }>(await query('admin.billing.checkLedger', { account_id: account.id }));
+    expect(check).toEqual({
+      ok: true,
+      accounts: [
+        {
+          account_id: account.id,
+          current_credits: 3,
+          vault_credits: 0.000005,
+          held: 0,
+          ledger_current: 3,
+          ledger_vault: 0.000005,
+          holds_total: 0,
+          usage_cost: 0,
+          ledger_charges: 0,
+          ledger_uncharged: 0,
+          ok: true,
+        },
+      ],
+    });
+  });
+});
+
 describe('without the admin token', () => {
   const procedures: Array<{ kind: 'query' | 'mutation'; path: string; input: unknown }> = [
     { kind: 'mutation', path: 'admin.accounts.create', input: { name: 'intruder' } },
@@ -325,6 +350,8 @@ describe('HTTP status of /trpc answers', () => {
     const answer = await getJson(`${gateway.url}/trpc/admin.nothing.here`);
     expect(answer.status, answer.text).toBe(404);
     expect(answer.headers.get('x-request-id')).toBeTruthy();
+    // The error shape the README documents; tRPC's own refusal has no gateway code.
+    expect(answer.body.error).toMatchObject({ code: -32004, data: { code: 'NOT_FOUND', httpStatus: 404, gatewayCode: null } });
     const posted = await postJson(`${gateway.url}/trpc/admin.accounts.list`, {}, { authorization: `Bearer ${gateway.adminToken}` });
     expect(posted.status).toBeGreaterThanOrEqual(400);
     expect(posted.status).toBeLessThan(500);

@@ -1,7 +1,9 @@
 /**
  * What would fail silently later is said at start: a provider whose `env:`
- * secret is not set, and accounts on a plan RATE_LIMITS no longer has (they
- * get the pro limit). Plans are checked when an account is created or moved.
+ * secret is not set, accounts on a plan RATE_LIMITS no longer has (they get
+ * the pro limit), and a gateway behind a proxy (TRUSTED_PROXIES) without
+ * PUBLIC_BASE_URL (its image links would point at the listen address).
+ * Plans are checked when an account is created or moved.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import type { CatalogFile } from '../../server/catalog/catalog.schema.js';
@@ -39,6 +41,18 @@ describe('warnings at start', () => {
       ['upstream-b', 'UMG_TEST_UNSET_HEADER'],
     ]);
     expect(lines.join('\n')).not.toContain('sk-set-0123456789');
+    // Not behind a proxy: the listen address is where clients are.
+    expect(warnings(lines, 'images.public_base_url_missing')).toEqual([]);
+  });
+
+  it('says PUBLIC_BASE_URL is missing when TRUSTED_PROXIES is set, and not once it is set', async () => {
+    const behindProxy: string[] = [];
+    gateways.push(await startTestGateway({ env: { TRUSTED_PROXIES: '127.0.0.1', PUBLIC_BASE_URL: '' }, logLines: behindProxy }));
+    expect(warnings(behindProxy, 'images.public_base_url_missing')).toEqual([expect.objectContaining({ message: expect.stringContaining('PUBLIC_BASE_URL') })]);
+
+    const configured: string[] = [];
+    gateways.push(await startTestGateway({ env: { TRUSTED_PROXIES: '127.0.0.1', PUBLIC_BASE_URL: 'https://gw.example.com' }, logLines: configured }));
+    expect(warnings(configured, 'images.public_base_url_missing')).toEqual([]);
   });
 
   it('names a plan that accounts have but RATE_LIMITS no longer lists', async () => {

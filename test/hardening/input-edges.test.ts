@@ -1,7 +1,7 @@
 /**
  * Inputs that used to end in a 500 (or worse, after billing), and the money
  * rules around `n`: each is now a clear 400 naming the field, or a served
- * answer; what a tenant may switch on at a provider is what the catalog allows.
+ * answer; a provider's `allowedBetas` narrows the betas a tenant may switch on.
  */
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -99,7 +99,7 @@ describe('money: n choices are held and charged', () => {
   });
 });
 
-describe('forwarded betas: only those the provider allows', () => {
+describe('forwarded betas, narrowed by allowedBetas (betas are forwarded by default; a catalog list narrows them)', () => {
   let upstream: UpstreamServer;
   let gateway: TestGateway;
   let key: string;
@@ -120,7 +120,7 @@ describe('forwarded betas: only those the provider allows', () => {
     await upstream?.close();
   });
 
-  it('drops betas and query parameters the catalog does not allow', async () => {
+  it('with allowedBetas: drops the betas it does not list, and query parameters the gateway does not forward', async () => {
     const answer = await postJson(
       `${gateway.url}/v1/messages?beta=true&debug=1`,
       { model: 'claude', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] },

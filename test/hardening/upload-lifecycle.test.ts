@@ -242,6 +242,18 @@ describe('an upload is released however its request ends', () => {
     await expectReleased();
   });
 
+  it('a content-length above UPLOAD_LIMIT_BYTES is answered 413 before any body byte is sent', async () => {
+    const exchange = await connect();
+    // The headers alone: the answer must come without the body.
+    await write(exchange.socket, requestHead({ contentLength: LIMIT + 1 }));
+    const answer = await exchange.answer;
+    exchange.socket.destroy();
+    expect(answer.status, answer.body).toBe(413);
+    expect(codeOf(answer)).toBe('PAYLOAD_TOO_LARGE');
+    expect(uploadsOf().heldBytes).toBe(0);
+    await expectReleased();
+  });
+
   it('a chunked body is held to UPLOAD_LIMIT_BYTES on the bytes read: 413', async () => {
     const exchange = await connect();
     await write(exchange.socket, Buffer.concat([requestHead('chunked'), chunk(part('model', 'mock-whisper')), chunk(fileHead('file', 'tone.wav')), chunk(toneWav(1))]));

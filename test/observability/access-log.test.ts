@@ -136,6 +136,17 @@ describe('access log', () => {
     expect(await accessLineOf(missing.headers.get('x-request-id')!)).toMatchObject({ route: 'unmatched', code: 'NOT_FOUND' });
   });
 
+  it('labels a 405 on a known path with its route template, not `unmatched`', async () => {
+    const deleted = await fetch(`${gateway.url}${CHAT_ENDPOINT}`, { method: 'DELETE', headers: bearer(key) });
+    expect(deleted.status).toBe(405);
+    await deleted.arrayBuffer();
+    expect(await accessLineOf(deleted.headers.get('x-request-id')!)).toMatchObject({ status: 405, route: '/v1/chat/completions', code: 'METHOD_NOT_ALLOWED' });
+
+    const posted = await postJson(`${gateway.url}/v1/models/gpt-logged`, {}, bearer(key));
+    expect(posted.status).toBe(405);
+    expect(await accessLineOf(posted.headers.get('x-request-id')!)).toMatchObject({ status: 405, route: '/v1/models/:id', code: 'METHOD_NOT_ALLOWED' });
+  });
+
   it('masks a key a client sends as its request id, and the provider secret, in the line', async () => {
     const clientKey = `sk-live-${'q'.repeat(30)}`;
     const answer = await postJson(`${gateway.url}${CHAT_ENDPOINT}`, chatBody(), { ...bearer(key), 'x-request-id': `${clientKey}/${OPENAI_SECRET}` });

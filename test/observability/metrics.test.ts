@@ -152,6 +152,16 @@ describe('/metrics', () => {
     await waitFor(async () => (await scrape(gateway.url, TOKEN)).value('umg_credit_holds_open') === 0, { message: 'the hold to be settled' });
   });
 
+  it('counts a 405 on a known path under its route template, not `unmatched`', async () => {
+    const answer = await fetch(`${gateway.url}${CHAT_ENDPOINT}`, { method: 'DELETE', headers: bearer(account.key) });
+    expect(answer.status).toBe(405);
+    await answer.arrayBuffer();
+    await waitFor(async () => (await scrape(gateway.url, TOKEN)).sum('umg_http_requests_total', { method: 'DELETE' }) === 1, { message: 'the 405 to be counted' });
+    const metrics = await scrape(gateway.url, TOKEN);
+    expect(metrics.value('umg_http_requests_total', { route: ROUTE, method: 'DELETE', status: '405', code: 'METHOD_NOT_ALLOWED', model: 'unknown', provider: 'none' })).toBe(1);
+    expect(metrics.sum('umg_http_requests_total', { route: 'unmatched' })).toBe(0);
+  });
+
   it('serves /metrics on METRICS_PORT only when one is set', async () => {
     const separate = await startTestGateway({ env: { METRICS_PORT: '0' } });
     try {
