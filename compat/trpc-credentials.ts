@@ -1,7 +1,7 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { isWellFormedApiKey } from '../server/auth/api-keys.js';
 import type { Credentials } from '../server/auth/authenticate.js';
 import { findSessionOfCookie } from '../server/dashboard/sessions.js';
+import { isAdminToken } from '../server/procedures/index.js';
 import type { Services } from '../server/services.js';
 
 /**
@@ -12,12 +12,6 @@ import type { Services } from '../server/services.js';
  */
 export const ANONYMOUS_TRPC_BODY_BYTES = 64 * 1024;
 
-function sameHash(hexA: string, hexB: string): boolean {
-  const left = Buffer.from(hexA, 'hex');
-  const right = Buffer.from(hexB, 'hex');
-  return left.length === right.length && timingSafeEqual(left, right);
-}
-
 /**
  * Whether a /trpc request's headers carry a credential that holds (the admin
  * token, a usable API key, or a live dashboard session), checked before its
@@ -27,7 +21,7 @@ function sameHash(hexA: string, hexB: string): boolean {
 export async function presentsValidCredential(services: Pick<Services, 'adminTokenHash' | 'authCache' | 'db'>, credentials: Credentials, cookie: string | undefined): Promise<boolean> {
   if (credentials.kind === 'token') {
     const { token } = credentials;
-    if (services.adminTokenHash && sameHash(createHash('sha256').update(token).digest('hex'), services.adminTokenHash)) return true;
+    if (isAdminToken(token, services.adminTokenHash)) return true;
     if (isWellFormedApiKey(token) && (await services.authCache.getKey(services.authCache.hashOf(token)))?.usable) return true;
   }
   return cookie !== undefined && (await findSessionOfCookie(services.db, cookie)) !== undefined;

@@ -38,10 +38,15 @@ function sameHash(a: string, b: string): boolean {
   return left.length === right.length && timingSafeEqual(left, right);
 }
 
+/** Whether a presented token is the admin token whose SHA-256 (hex) is `expectedHash` (none set: never). */
+export function isAdminToken(presented: string | undefined, expectedHash: string): boolean {
+  return !!presented && !!expectedHash && sameHash(createHash('sha256').update(presented).digest('hex'), expectedHash);
+}
+
 const requireAdmin = middleware(async ({ ctx, next, type }) => {
   const presented = ctx.credentials.kind === 'token' ? ctx.credentials.token : undefined;
   const expected = ctx.services.adminTokenHash;
-  if (!presented || !expected || !sameHash(createHash('sha256').update(presented).digest('hex'), expected)) {
+  if (!isAdminToken(presented, expected)) {
     // A staff member signed in to the dashboard may do what the admin token may (mutations with the session's CSRF token).
     if (!presented && ctx.web?.cookie) {
       const staff = await requireSession(ctx, type);

@@ -100,6 +100,18 @@ function chunk(data: Buffer | string): Buffer {
   return Buffer.concat([Buffer.from(`${bytes.length.toString(16)}\r\n`), bytes, Buffer.from('\r\n')]);
 }
 
+/** Writes `piece` (a chunk) until the gateway answers, at most `maxBytes`; answers how much was sent. */
+async function writeUntilAnswered(request: { socket: net.Socket; answer: Promise<unknown> }, piece: Buffer, maxBytes: number): Promise<number> {
+  let sent = 0;
+  let answered = false;
+  void request.answer.then(() => (answered = true), () => (answered = true));
+  while (!answered && sent < maxBytes) {
+    if (!request.socket.write(piece)) await new Promise((resolve) => request.socket.once('drain', resolve));
+    sent += piece.length;
+  }
+  return sent;
+}
+
 interface TrpcErrorBody {
   error: { message: string; code: number; data: { code: string; httpStatus: number; gatewayCode: string | null } };
 }
@@ -167,15 +179,8 @@ describe('/trpc bodies under the /v1 bounds', () => {
 
   it('refuses a chunked keyed body once it passes BODY_LIMIT_BYTES with 413, and gives its bytes back', async () => {
     const request = openRaw(gateway.url, postHead(CHAT, { ...bearer(key), 'content-type': 'application/json', 'transfer-encoding': 'chunked' }));
-    const piece = chunk(Buffer.alloc(256 * 1024, 0x20));
     // Written until the gateway answers (it reads and drops the rest), never more than twice the limit.
-    let sent = 0;
-    let answered = false;
-    void request.answer.then(() => (answered = true), () => (answered = true));
-    while (!answered && sent < 2 * BODY_LIMIT) {
-      if (!request.socket.write(piece)) await new Promise((resolve) => request.socket.once('drain', resolve));
-      sent += piece.length;
-    }
+    const sent = await writeUntilAnswered(request, chunk(Buffer.alloc(256 * 1024, 0x20)), 2 * BODY_LIMIT);
     const answer = await request.answer;
     request.socket.destroy();
     expectTrpcCode(answer, 413, 'PAYLOAD_TOO_LARGE', 'PAYLOAD_TOO_LARGE');
@@ -192,14 +197,7 @@ describe('/trpc bodies under the /v1 bounds', () => {
       expectTrpcCode(refused, 413, 'PAYLOAD_TOO_LARGE', 'PAYLOAD_TOO_LARGE');
     }
     const chunked = openRaw(gateway.url, postHead(LOGIN, { 'content-type': 'application/json', 'transfer-encoding': 'chunked', 'x-csrf-token': 'login' }));
-    let sent = 0;
-    let answered = false;
-    void chunked.answer.then(() => (answered = true), () => (answered = true));
-    const piece = chunk(Buffer.alloc(16 * 1024, 0x20));
-    while (!answered && sent < 4 * ANONYMOUS_TRPC_BODY_BYTES) {
-      if (!chunked.socket.write(piece)) await new Promise((resolve) => chunked.socket.once('drain', resolve));
-      sent += piece.length;
-    }
+    await writeUntilAnswered(chunked, chunk(Buffer.alloc(16 * 1024, 0x20)), 4 * ANONYMOUS_TRPC_BODY_BYTES);
     const answer = await chunked.answer;
     chunked.socket.destroy();
     expectTrpcCode(answer, 413, 'PAYLOAD_TOO_LARGE', 'PAYLOAD_TOO_LARGE');
